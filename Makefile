@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0
+# xfwd: one non-recursive Makefile. Output goes to build/; V=1 shows commands.
+
+-include config.mk
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+BASH_COMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DESTDIR ?=
+
+CC ?= cc
+CLANG ?= clang-19
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+ifeq ($(V),1)
+  Q =
+  QUIET_CC =
+  QUIET_CLANG =
+  QUIET_GEN =
+  QUIET_LINK =
+else
+  Q = @
+  QUIET_CC = @echo '  CC      '$@;
+  QUIET_CLANG = @echo '  CLANG   '$@;
+  QUIET_GEN = @echo '  GEN     '$@;
+  QUIET_LINK = @echo '  LINK    '$@;
+endif
+
+WARNINGS := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes \
+	-Wold-style-definition -Wformat=2 -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+XF_CFLAGS := $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE \
+	-DXFWD_VERSION='"$(VERSION)"' -Ibuild -Ilib -Icmd -Ibpf $(CFLAGS_FEATURES) \
+	$(shell $(PKG_CONFIG) --cflags libbpf libmnl jansson 2>/dev/null)
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf libmnl jansson libelf zlib 2>/dev/null)
+BPF_CFLAGS := -g -O2 --target=bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wno-unused-value \
+	-Ibpf -idirafter /usr/include/$(shell uname -m)-linux-gnu
+
+CMD_SRCS := $(wildcard cmd/*.c)
+LIB_SRCS := $(wildcard lib/*.c)
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+UNIT_SRCS := $(wildcard test/unit/*.c)
+BENCH_SRCS := $(wildcard bench/*.c)
+
+CMD_OBJS := $(CMD_SRCS:%.c=build/%.o)
+LIB_OBJS := $(LIB_SRCS:%.c=build/%.o)
+BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=build/%.bpf.o)
+SKELS := $(BPF_SRCS:bpf/%.bpf.c=build/%.skel.h)
+UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=build/test/%)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=build/bench/%)
+MANS := $(wildcard man/man8/*.8.in)
+MAN_OUT := $(MANS:man/man8/%.8.in=build/man/%.8)
+DEPS := $(CMD_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(BPF_OBJS:.o=.d) \
+	$(UNIT_BINS:=.d) $(BENCH_BINS:=.d)
+
+.DELETE_ON_ERROR:
+.PHONY: all check check-unit check-bats check-man demo bench install clean distclean help deps
+
+all: build/xfwd $(MAN_OUT)
+
+# Missing packages are installed (root on Debian) before configure runs.
+config.mk: configure scripts/install-deps
+	$(Q)scripts/install-deps
+	$(Q)./configure --prefix=$(PREFIX)
+
+deps:
+	$(Q)scripts/install-deps
+
+build build/cmd build/lib build/test build/bench build/man:
+	$(Q)mkdir -p $@
+
+build/%.bpf.o: bpf/%.bpf.c config.mk | build
+	$(QUIET_CLANG)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+build/%.skel.h: build/%.bpf.o
+	$(QUIET_GEN)$(BPFTOOL) gen skeleton $< > $@
+
+# Skeletons are generated before any C file is compiled; -MMD then records
+# which objects really include which skeleton and header.
+build/cmd/%.o: cmd/%.c config.mk | build/cmd $(SKELS)
+	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -c $< -o $@
+
+build/lib/%.o: lib/%.c config.mk | build/lib $(SKELS)
+	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -c $< -o $@
+
+build/xfwd: $(CMD_OBJS) $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(XF_CFLAGS) -o $@ $^ $(LIBS)
+
+build/test/%: test/unit/%.c $(LIB_OBJS) | build/test
+	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -o $@ $< $(LIB_OBJS) $(LIBS)
+
+build/bench/%: bench/%.c $(LIB_OBJS) | build/bench $(SKELS)
+	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -o $@ $< $(LIB_OBJS) $(LIBS)
+
+build/man/%.8: man/man8/%.8.in Makefile | build/man
+	$(QUIET_GEN)sed -e 's/@VERSION@/$(VERSION)/g' $< > $@
+
+check: all $(UNIT_BINS) $(BENCH_BINS)
+	$(Q)scripts/install-deps
+	$(Q)test/run-all
+
+check-unit: $(UNIT_BINS)
+	$(Q)for t in $(UNIT_BINS); do $$t || exit 1; done
+
+demo: all $(BENCH_BINS)
+	$(Q)scripts/demo
+
+bench: all $(BENCH_BINS)
+	$(Q)bench/run $(if $(FULL),--full)
+
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASH_COMPDIR)
+	install -m 0755 build/xfwd $(DESTDIR)$(SBINDIR)/xfwd
+	install -m 0644 $(MAN_OUT) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 completions/xfwd $(DESTDIR)$(BASH_COMPDIR)/xfwd
+
+clean:
+	$(Q)rm -rf build
+
+distclean: clean
+	$(Q)rm -f config.mk config.mk.tmp
+
+help:
+	@echo 'Targets: all check demo bench install clean distclean'
+	@echo 'Options: V=1 (show commands) FULL=1 (bench: every suite)'
+	@echo 'install honours DESTDIR PREFIX SBINDIR MANDIR BASH_COMPDIR'
+
+-include $(DEPS)

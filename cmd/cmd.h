@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The xfwd context, the dispatch table type and each object's entry point. */
+#ifndef XF_CMD_H
+#define XF_CMD_H
+
+#include <stdbool.h>
+#include "arg.h"
+
+struct xf_out;
+struct xf_nl;
+
+/* One per process, owned by main() and passed to every command. */
+struct xfwd {
+	struct xf_out *out;
+	struct xf_nl *nl;	/* opened on first use by xfwd_nl() */
+	const char *netns;	/* -n NAME, already entered */
+	bool json;
+	bool pretty;
+	bool force;
+	bool stats;		/* -s */
+	bool human;		/* -h */
+	bool verbose;		/* -d: libbpf's own messages */
+	int lock_fd;		/* -1 when not held */
+};
+
+/* A verb: its name, handler and the grammar printed by help. */
+struct cmd {
+	const char *name;
+	int (*fn)(struct xfwd *x, struct xf_args *a);
+	const char *help;
+};
+
+/* An object: a name and its verbs; the default verb runs with no words. */
+struct object {
+	const char *name;
+	const struct cmd *cmds;
+	const char *dflt;
+	const char *summary;
+};
+
+/* Find name among n names (exact, or unique prefix). Index, -ENOENT when
+ * none, -EEXIST when ambiguous (an Error listing the candidates printed). */
+int cmd_match(const char *what, const char *name, const char *const *names, int n);
+/* Run the verb a's next word names on object obj. 0/-errno (-EINVAL usage). */
+int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a);
+/* Print "Usage: xfwd OBJ VERB GRAMMAR" for each verb to stdout. */
+void cmd_usage(const struct object *obj);
+
+/* Lazily open rtnetlink in the current namespace. NULL after an Error. */
+struct xf_nl *xfwd_nl(struct xfwd *x);
+/* Take the global lock for a command that changes state. 0/-errno. */
+int xfwd_lock(struct xfwd *x);
+
+extern const struct object feature_object;
+
+#endif

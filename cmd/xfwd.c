@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/* xfwd: global options, the object table, batch mode and exit codes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "cmd.h"
+#include "nl.h"
+#include "out.h"
+#include "xbpf.h"
+
+#define BATCH_MAX_WORDS 128
+
+static const struct object *const objects[] = {
+	&feature_object,
+};
+#define N_OBJECTS (int)(sizeof(objects) / sizeof(objects[0]))
+
+static void usage(FILE *f)
+{
+	int i;
+
+	fprintf(f, "Usage: xfwd [ OPTIONS ] OBJECT { COMMAND | help }\n"
+		   "       xfwd [ -force ] -batch FILENAME\n"
+		   "where  OBJECT := {");
+	for (i = 0; i < N_OBJECTS; i++)
+		fprintf(f, " %s%s", objects[i]->name, i + 1 < N_OBJECTS ? " |" : " }\n");
+	fprintf(f, "       OPTIONS := { -V[ersion] | -j[son] | -p[retty] | -n[etns] NAME |\n"
+		   "                    -b[atch] FILE | -force | -s[tatistics] | -h[uman] |\n"
+		   "                    -d[ebug] | -help }\n");
+	for (i = 0; i < N_OBJECTS; i++)
+		fprintf(f, "       %-9s %s\n", objects[i]->name, objects[i]->summary);
+}
+
+struct xf_nl *xfwd_nl(struct xfwd *x)
+{
+	int err;
+
+	if (x->nl)
+		return x->nl;
+	err = xf_nl_open(&x->nl, NETLINK_ROUTE);
+	if (err) {
+		fprintf(stderr, "Error: cannot open netlink socket: %s.\n", strerror(-err));
+		return NULL;
+	}
+	return x->nl;
+}
+
+int xfwd_lock(struct xfwd *x)
+{
+	int err;
+
+	if (x->lock_fd >= 0)
+		return 0;
+	err = xf_lock(&x->lock_fd, false);
+	if (err)
+		fprintf(stderr, "Error: cannot take %s: %s.\n", XF_LOCK_PATH, strerror(-err));
+	return err;
+}
+
+static int run_object(struct xfwd *x, int argc, char **argv)
+{
+	const char *names[N_OBJECTS];
+	struct xf_args a;
+	int i, err;
+
+	if (!strcmp(argv[0], "help") || !strcmp(argv[0], "-help") ||
+	    !strcmp(argv[0], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < N_OBJECTS; i++)
+		names[i] = objects[i]->name;
+	i = cmd_match("object", argv[0], names, N_OBJECTS);
+	if (i == -ENOENT) {
+		fprintf(stderr, "Error: unknown object \"%s\"; try \"xfwd help\".\n", argv[0]);
+		return -XF_EUSAGE;
+	}
+	if (i < 0)
+		return -XF_EUSAGE;
+	arg_init(&a, argc - 1, argv + 1, objects[i]->name);
+	err = cmd_dispatch(x, objects[i], &a);
+	if (err)
+		out_discard(x->out);
+	else
+		out_flush(x->out);
+	xf_unlock(x->lock_fd);
+	x->lock_fd = -1;
+	return err;
+}
+
+static int exit_code(int err)
+{
+	if (!err)
+		return 0;
+	return err == -XF_EUSAGE ? 2 : 1;
+}
+
+/* Split a batch line into words: blanks separate, quotes group, '#' at the
+ * start of a word begins a comment. Returns the count or -XF_EUSAGE. */
+static int batch_split(char *line, char **words, int max)
+{
+	int n = 0;
+	char *r = line, *w;
+
+	for (;;) {
+		char q = 0;
+
+		while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
+			r++;
+		if (!*r || *r == '#')
+			return n;
+		if (n == max)
+			return -XF_EUSAGE;
+		words[n++] = w = r;
+		for (; *r; r++) {
+			if (q) {
+				if (*r == q)
+					q = 0;
+				else
+					*w++ = *r;
+			} else if (*r == '"' || *r == '\'') {
+				q = *r;
+			} else if (*r == '\\' && r[1]) {
+				*w++ = *++r;
+			} else if (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r') {
+				break;
+			} else {
+				*w++ = *r;
+			}
+		}
+		if (q)
+			return -XF_EUSAGE;
+		if (*r)
+			r++;
+		*w = '\0';
+	}
+}
+
+static int run_batch(struct xfwd *x, const char *file)
+{
+	char *words[BATCH_MAX_WORDS];
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0, first_err = 0, n, err;
+	FILE *f;
+
+	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "Error: cannot open batch file \"%s\": %s.\n", file,
+			strerror(errno));
+		return -errno;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		lineno++;
+		n = batch_split(line, words, BATCH_MAX_WORDS);
+		if (n == 0)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "Error: cannot parse line %d of \"%s\".\n", lineno, file);
+			err = n;
+		} else {
+			err = run_object(x, n, words);
+		}
+		if (!err)
+			continue;
+		if (n > 0)
+			fprintf(stderr, "Error: batch line %d of \"%s\" failed.\n", lineno, file);
+		if (!first_err)
+			first_err = err;
+		if (!x->force)
+			break;
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return first_err;
+}
+
+static int enter_netns(const char *name)
+{
+	char path[256];
+	int fd;
+
+	if (!*name || strchr(name, '/') || strlen(name) > 200) {
+		fprintf(stderr, "Error: invalid value \"%s\" for NETNS.\n", name);
+		return -XF_EUSAGE;
+	}
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "Error: cannot open network namespace \"%s\": %s.\n", name,
+			strerror(errno));
+		return -errno;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		fprintf(stderr, "Error: cannot enter network namespace \"%s\": %s.\n", name,
+			strerror(errno));
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "Version", no_argument, NULL, 'V' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "netns", required_argument, NULL, 'n' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "statistics", no_argument, NULL, 's' },
+		{ "human", no_argument, NULL, 'h' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'H' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct xfwd x = { .lock_fd = -1 };
+	const char *batch = NULL;
+	int c, err;
+
+	opterr = 0;
+	/* '+' stops at the object name; long options may take one dash. */
+	while ((c = getopt_long_only(argc, argv, "+Vjpn:b:shd", opts, NULL)) != -1) {
+		switch (c) {
+		case 'V':
+			printf("xfwd %s (libbpf %s)\n", XFWD_VERSION, libbpf_version_string());
+			return 0;
+		case 'j': x.json = true; break;
+		case 'p': x.pretty = true; break;
+		case 'n': x.netns = optarg; break;
+		case 'b': batch = optarg; break;
+		case 'F': x.force = true; break;
+		case 's': x.stats = true; break;
+		case 'h': x.human = true; break;
+		case 'd': x.verbose = true; break;
+		case 'H':
+			usage(stdout);
+			return 0;
+		default:
+			if (optopt && strchr("nb", optopt))
+				fprintf(stderr, "Error: option \"%s\" needs an argument.\n",
+					argv[optind - 1]);
+			else
+				fprintf(stderr, "Error: unknown option \"%s\"; try \"xfwd -help\".\n",
+					argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (!batch && optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (batch && optind < argc) {
+		fprintf(stderr, "Error: unexpected \"%s\" after -batch.\n", argv[optind]);
+		return 2;
+	}
+	if (x.netns) {
+		err = enter_netns(x.netns);
+		if (err)
+			return exit_code(err);
+	}
+	xf_bpf_log_init(x.verbose);
+	x.out = out_new(stdout, (x.json || x.pretty ? OUT_JSON : 0) |
+			(x.pretty ? OUT_PRETTY : 0) | (x.human ? OUT_HUMAN : 0));
+	if (!x.out)
+		return 1;
+	x.json = out_is_json(x.out);
+	if (batch)
+		err = run_batch(&x, batch);
+	else
+		err = run_object(&x, argc - optind, argv + optind);
+	out_free(x.out);
+	xf_nl_close(x.nl);
+	return exit_code(err);
+}

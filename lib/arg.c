@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Keyword/value argument parsing; errors are reported here, once. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arg.h"
+
+void arg_init(struct xf_args *a, int argc, char **argv, const char *object)
+{
+	memset(a, 0, sizeof(*a));
+	a->argc = argc;
+	a->argv = argv;
+	a->object = object;
+}
+
+bool arg_more(const struct xf_args *a)
+{
+	return a->argc > 0;
+}
+
+const char *arg_peek(const struct xf_args *a)
+{
+	return a->argc > 0 ? a->argv[0] : NULL;
+}
+
+char *arg_next(struct xf_args *a)
+{
+	char *w;
+
+	if (a->argc <= 0)
+		return NULL;
+	w = a->argv[0];
+	a->argc--;
+	a->argv++;
+	return w;
+}
+
+bool arg_kw(struct xf_args *a, const char *kw)
+{
+	if (a->argc <= 0 || strcmp(a->argv[0], kw))
+		return false;
+	arg_next(a);
+	return true;
+}
+
+static void arg_hint(const struct xf_args *a)
+{
+	if (a->object)
+		fprintf(stderr, "; try \"xfwd %s help\"", a->object);
+	fprintf(stderr, ".\n");
+}
+
+int arg_once(struct xf_args *a, unsigned int id, const char *kw)
+{
+	uint64_t bit = 1ULL << (id & 63);
+
+	if (a->seen & bit) {
+		fprintf(stderr, "Error: duplicate \"%s\"", kw);
+		arg_hint(a);
+		return -XF_EUSAGE;
+	}
+	a->seen |= bit;
+	return 0;
+}
+
+int arg_unexpected(const struct xf_args *a)
+{
+	fprintf(stderr, "Error: unexpected \"%s\"", arg_peek(a) ? arg_peek(a) : "");
+	arg_hint(a);
+	return -XF_EUSAGE;
+}
+
+int arg_missing(const struct xf_args *a, const char *what)
+{
+	fprintf(stderr, "Error: missing %s", what);
+	arg_hint(a);
+	return -XF_EUSAGE;
+}
+
+int arg_invalid(const struct xf_args *a, const char *what, const char *value)
+{
+	fprintf(stderr, "Error: invalid value \"%s\" for %s", value, what);
+	arg_hint(a);
+	return -XF_EUSAGE;
+}
+
+int arg_str(struct xf_args *a, const char *what, const char **v)
+{
+	if (!arg_more(a))
+		return arg_missing(a, what);
+	*v = arg_next(a);
+	return 0;
+}
+
+int xf_parse_u32(const char *s, uint32_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 0);
+	if (errno || *end || n > UINT32_MAX)
+		return -EINVAL;
+	*v = n;
+	return 0;
+}
+
+int arg_u32(struct xf_args *a, const char *what, uint32_t *v)
+{
+	return arg_u32_range(a, what, 0, UINT32_MAX, v);
+}
+
+int arg_u32_range(struct xf_args *a, const char *what, uint32_t lo, uint32_t hi,
+		  uint32_t *v)
+{
+	const char *w;
+
+	if (!arg_more(a))
+		return arg_missing(a, what);
+	w = arg_next(a);
+	if (xf_parse_u32(w, v) || *v < lo || *v > hi)
+		return arg_invalid(a, what, w);
+	return 0;
+}
+
+int arg_ifname(struct xf_args *a, const char *what, const char **name)
+{
+	const char *w;
+
+	if (!arg_more(a))
+		return arg_missing(a, what);
+	w = arg_next(a);
+	if (!*w || strlen(w) >= IF_NAMESIZE || strchr(w, '/') || strpbrk(w, " \t\n"))
+		return arg_invalid(a, what, w);
+	*name = w;
+	return 0;
+}
+
+int xf_parse_addr(const char *s, struct xf_addr *v, bool prefix)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	const char *slash;
+	uint32_t plen;
+	int max;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	slash = strchr(s, '/');
+	if (slash) {
+		if (!prefix)
+			return -EINVAL;
+		buf[slash - s] = '\0';
+	}
+	memset(v, 0, sizeof(*v));
+	if (inet_pton(AF_INET, buf, &v->v4) == 1) {
+		v->family = AF_INET;
+		max = 32;
+	} else if (inet_pton(AF_INET6, buf, &v->v6) == 1) {
+		v->family = AF_INET6;
+		max = 128;
+	} else {
+		return -EINVAL;
+	}
+	v->plen = max;
+	if (slash) {
+		if (xf_parse_u32(slash + 1, &plen) || plen > (uint32_t)max ||
+		    (slash[1] == '0' && slash[2]))
+			return -EINVAL;
+		v->plen = plen;
+	}
+	return 0;
+}
+
+int arg_addr(struct xf_args *a, const char *what, struct xf_addr *v)
+{
+	const char *w;
+
+	if (!arg_more(a))
+		return arg_missing(a, what);
+	w = arg_next(a);
+	if (xf_parse_addr(w, v, false))
+		return arg_invalid(a, what, w);
+	return 0;
+}
+
+int arg_prefix(struct xf_args *a, const char *what, struct xf_addr *v)
+{
+	const char *w;
+
+	if (!arg_more(a))
+		return arg_missing(a, what);
+	w = arg_next(a);
+	if (xf_parse_addr(w, v, true))
+		return arg_invalid(a, what, w);
+	return 0;
+}
+
+int arg_one_of(struct xf_args *a, const char *what, const char *const *words,
+	       int *idx)
+{
+	const char *w;
+	int i;
+
+	if (!arg_more(a))
+		return arg_missing(a, what);
+	w = arg_next(a);
+	for (i = 0; words[i]; i++) {
+		if (!strcmp(words[i], w)) {
+			*idx = i;
+			return 0;
+		}
+	}
+	return arg_invalid(a, what, w);
+}
+
+const char *xf_addr_str(const struct xf_addr *v, bool prefix, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!inet_ntop(v->family, v->bytes, buf, len)) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	n = strlen(buf);
+	if (prefix && n < len)
+		snprintf(buf + n, len - n, "/%u", v->plen);
+	return buf;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The only code that talks to netlink sockets (libmnl, extended ACK). */
+#ifndef XF_NL_H
+#define XF_NL_H
+
+#include <stdint.h>
+#include <linux/netlink.h>
+
+struct xf_nl;
+
+/* Callback for each message of a dump: 0 to go on, <0 (-errno) to stop. */
+typedef int (*xf_nl_cb)(const struct nlmsghdr *nlh, void *arg);
+
+/* Open a socket on bus (NETLINK_ROUTE, NETLINK_GENERIC). 0/-errno. */
+int xf_nl_open(struct xf_nl **nl, int bus);
+void xf_nl_close(struct xf_nl *nl);
+/* Start a message of type with flags (NLM_F_REQUEST added) in the socket's
+ * buffer; valid until the next call on nl. */
+struct nlmsghdr *xf_nl_msg(struct xf_nl *nl, uint16_t type, uint16_t flags);
+/* Send nlh and wait for its ACK. The kernel's extack message, if any, is
+ * printed as "Error: <msg>" on failure. 0/-errno. */
+int xf_nl_request(struct xf_nl *nl, struct nlmsghdr *nlh);
+/* Like xf_nl_request but the reply messages go to cb (a GET or a dump). */
+int xf_nl_dump(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg);
+
+#endif

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rtnetlink links <-> struct xf_link. */
+#include <errno.h>
+#include <string.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+
+#include "nl.h"
+#include "nl_link.h"
+
+const char *xf_xdp_mode_name(enum xf_xdp_mode m)
+{
+	switch (m) {
+	case XF_XDP_DRV: return "native";
+	case XF_XDP_SKB: return "generic";
+	case XF_XDP_HW: return "offload";
+	case XF_XDP_MULTI: return "multi";
+	default: return "none";
+	}
+}
+
+static void link_parse_xdp(const struct nlattr *nest, struct xf_link *l)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_validate(a, MNL_TYPE_U8) < 0 &&
+		    mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+			continue;
+		switch (mnl_attr_get_type(a)) {
+		case IFLA_XDP_ATTACHED:
+			switch (mnl_attr_get_u8(a)) {
+			case XDP_ATTACHED_DRV: l->xdp.mode = XF_XDP_DRV; break;
+			case XDP_ATTACHED_SKB: l->xdp.mode = XF_XDP_SKB; break;
+			case XDP_ATTACHED_HW: l->xdp.mode = XF_XDP_HW; break;
+			case XDP_ATTACHED_MULTI: l->xdp.mode = XF_XDP_MULTI; break;
+			default: l->xdp.mode = XF_XDP_NONE; break;
+			}
+			break;
+		case IFLA_XDP_PROG_ID: l->xdp.prog_id = mnl_attr_get_u32(a); break;
+		case IFLA_XDP_DRV_PROG_ID: l->xdp.drv_id = mnl_attr_get_u32(a); break;
+		case IFLA_XDP_SKB_PROG_ID: l->xdp.skb_id = mnl_attr_get_u32(a); break;
+		case IFLA_XDP_HW_PROG_ID: l->xdp.hw_id = mnl_attr_get_u32(a); break;
+		}
+	}
+}
+
+static void link_parse_info(const struct nlattr *nest, struct xf_link *l)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) == IFLA_INFO_KIND &&
+		    mnl_attr_validate(a, MNL_TYPE_STRING) >= 0) {
+			size_t n = mnl_attr_get_payload_len(a);
+
+			if (n >= sizeof(l->kind))
+				n = sizeof(l->kind) - 1;
+			memcpy(l->kind, mnl_attr_get_str(a), n);
+			l->kind[n] = '\0';
+		}
+	}
+}
+
+static int link_parse(const struct nlmsghdr *nlh, struct xf_link *l)
+{
+	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return -EINVAL;
+	memset(l, 0, sizeof(*l));
+	l->ifindex = ifm->ifi_index;
+	l->flags = ifm->ifi_flags;
+	l->link_netnsid = -1;
+	mnl_attr_for_each(a, nlh, sizeof(*ifm)) {
+		switch (mnl_attr_get_type(a)) {
+		case IFLA_IFNAME:
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+				strncpy(l->name, mnl_attr_get_str(a), sizeof(l->name) - 1);
+			break;
+		case IFLA_MTU:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+				l->mtu = mnl_attr_get_u32(a);
+			break;
+		case IFLA_LINK:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+				l->link = mnl_attr_get_u32(a);
+			break;
+		case IFLA_LINK_NETNSID:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+				l->link_netnsid = (int32_t)mnl_attr_get_u32(a);
+			break;
+		case IFLA_MASTER:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+				l->master = mnl_attr_get_u32(a);
+			break;
+		case IFLA_GRO_MAX_SIZE:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+				l->gro_max_size = mnl_attr_get_u32(a);
+			break;
+		case IFLA_ADDRESS:
+			if (mnl_attr_get_payload_len(a) <= sizeof(l->addr)) {
+				l->addr_len = mnl_attr_get_payload_len(a);
+				memcpy(l->addr, mnl_attr_get_payload(a), l->addr_len);
+			}
+			break;
+		case IFLA_LINKINFO:
+			link_parse_info(a, l);
+			break;
+		case IFLA_XDP:
+			link_parse_xdp(a, l);
+			break;
+		}
+	}
+	return 0;
+}
+
+static int link_get_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	return link_parse(nlh, arg);
+}
+
+int xf_link_get(struct xf_nl *nl, const char *name, int ifindex, struct xf_link *l)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETLINK, 0);
+	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	int err;
+
+	ifm->ifi_family = AF_UNSPEC;
+	if (name)
+		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	else
+		ifm->ifi_index = ifindex;
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	l->ifindex = 0;
+	err = xf_nl_dump(nl, nlh, link_get_cb, l);
+	if (err == -ENODEV || (!err && !l->ifindex))
+		return -ENODEV;
+	return err;
+}
+
+struct link_walk {
+	int (*cb)(const struct xf_link *l, void *arg);
+	void *arg;
+};
+
+static int link_walk_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct link_walk *w = arg;
+	struct xf_link l;
+	int ret;
+
+	if (link_parse(nlh, &l))
+		return 0;
+	ret = w->cb(&l, w->arg);
+	return ret < 0 ? ret : ret ? 1 : 0;
+}
+
+int xf_link_list(struct xf_nl *nl, int (*cb)(const struct xf_link *l, void *arg),
+		 void *arg)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETLINK, NLM_F_DUMP);
+	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct link_walk w = { cb, arg };
+
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	return xf_nl_dump(nl, nlh, link_walk_cb, &w);
+}

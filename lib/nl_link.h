@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* rtnetlink links as plain structs. */
+#ifndef XF_NL_LINK_H
+#define XF_NL_LINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <net/if.h>
+
+struct xf_nl;
+
+enum xf_xdp_mode {
+	XF_XDP_NONE,
+	XF_XDP_DRV,
+	XF_XDP_SKB,
+	XF_XDP_HW,
+	XF_XDP_MULTI,
+};
+
+struct xf_link {
+	int ifindex;
+	char name[IF_NAMESIZE];
+	char kind[16];		/* IFLA_INFO_KIND: "veth", "netkit", "" */
+	unsigned int flags;	/* IFF_* */
+	uint32_t mtu;
+	uint8_t addr[6];
+	uint8_t addr_len;
+	int link;		/* IFLA_LINK: the peer of a veth, 0 if none */
+	int link_netnsid;	/* -1 when the peer is in this namespace */
+	int master;
+	uint32_t gro_max_size;
+	struct {
+		enum xf_xdp_mode mode;
+		uint32_t prog_id;	/* the single program, or 0 */
+		uint32_t drv_id, skb_id, hw_id;
+	} xdp;
+};
+
+/* Fill l for the link named name (or, if name is NULL, with ifindex).
+ * -ENODEV when there is none. */
+int xf_link_get(struct xf_nl *nl, const char *name, int ifindex, struct xf_link *l);
+/* Call cb for every link in this namespace; a non-zero return stops. */
+int xf_link_list(struct xf_nl *nl, int (*cb)(const struct xf_link *l, void *arg),
+		 void *arg);
+const char *xf_xdp_mode_name(enum xf_xdp_mode m);
+
+#endif

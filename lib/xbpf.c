@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bpffs, the pin layout, the global lock and libbpf's log. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/magic.h>
+
+#include "xbpf.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+int xf_bpffs_ensure(void)
+{
+	struct statfs st;
+
+	if (!statfs("/sys/fs/bpf", &st) && st.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (mkdir("/sys/fs/bpf", 0755) && errno != EEXIST)
+		return -errno;
+	if (mount("bpffs", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
+		return -errno;
+	return 0;
+}
+
+int xf_netns_id(uint64_t *id)
+{
+	socklen_t len = sizeof(*id);
+	struct stat st;
+	int fd, err;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (fd >= 0) {
+		err = getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, id, &len);
+		close(fd);
+		if (!err)
+			return 0;
+	}
+	if (stat("/proc/self/ns/net", &st))
+		return -errno;
+	*id = st.st_ino;
+	return 0;
+}
+
+int xf_pin_path(char *buf, size_t len, int ifindex, const char *name)
+{
+	uint64_t ns;
+	int n, err;
+
+	err = xf_netns_id(&ns);
+	if (err)
+		return err;
+	if (!ifindex)
+		n = snprintf(buf, len, "%s/ns%llu", XF_PIN_ROOT, (unsigned long long)ns);
+	else if (!name)
+		n = snprintf(buf, len, "%s/ns%llu/%d", XF_PIN_ROOT,
+			     (unsigned long long)ns, ifindex);
+	else
+		n = snprintf(buf, len, "%s/ns%llu/%d/%s", XF_PIN_ROOT,
+			     (unsigned long long)ns, ifindex, name);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int xf_pin_mkdir(const char *dir)
+{
+	char path[256];
+	size_t i, n = strlen(dir);
+
+	if (n >= sizeof(path))
+		return -ENAMETOOLONG;
+	strcpy(path, dir);
+	for (i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST)
+			return -errno;
+		if (i < n)
+			path[i] = '/';
+	}
+	return 0;
+}
+
+int xf_pin_rmtree(const char *dir)
+{
+	char path[512];
+	struct dirent *e;
+	DIR *d;
+	int err = 0;
+
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR)
+			err = xf_pin_rmtree(path) ?: err;
+		else if (unlink(path) && errno != ENOENT)
+			err = -errno;
+	}
+	closedir(d);
+	if (rmdir(dir) && errno != ENOENT)
+		err = -errno;
+	return err;
+}
+
+int xf_lock(int *fd, bool nowait)
+{
+	int f = open(XF_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (f < 0)
+		return -errno;
+	if (flock(f, LOCK_EX | (nowait ? LOCK_NB : 0))) {
+		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+
+		close(f);
+		return err;
+	}
+	*fd = f;
+	return 0;
+}
+
+void xf_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/* libbpf's messages are kept in a small ring of the last lines, so that a
+ * failed load can be explained without printing libbpf's whole chatter. */
+#define LOG_KEEP 8192
+
+struct xf_bpf_log {
+	bool verbose;
+	size_t len;
+	char buf[LOG_KEEP];
+};
+
+/* libbpf's print callback takes no user pointer, so the log lives here; it
+ * is process state that libbpf itself forces, not xfwd state. */
+static struct xf_bpf_log bpf_log;
+
+static int xf_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[1024];
+	size_t n;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (bpf_log.verbose && level != LIBBPF_DEBUG)
+		fputs(line, stderr);
+	n = strlen(line);
+	if (n >= LOG_KEEP)
+		return 0;
+	if (bpf_log.len + n >= LOG_KEEP) {
+		size_t drop = bpf_log.len + n - LOG_KEEP + 1;
+
+		memmove(bpf_log.buf, bpf_log.buf + drop, bpf_log.len - drop);
+		bpf_log.len -= drop;
+	}
+	memcpy(bpf_log.buf + bpf_log.len, line, n);
+	bpf_log.len += n;
+	bpf_log.buf[bpf_log.len] = '\0';
+	return 0;
+}
+
+void xf_bpf_log_init(bool verbose)
+{
+	bpf_log.verbose = verbose;
+	bpf_log.len = 0;
+	bpf_log.buf[0] = '\0';
+	libbpf_set_print(xf_libbpf_print);
+}
+
+/* A verifier line worth showing: not blank, not libbpf's framing, not the
+ * per-instruction trace ("12: (bf) r1 = r6") nor the statistics lines. */
+static bool log_line_useful(const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	if (!n)
+		return false;
+	if ((*s >= '0' && *s <= '9') || *s == ';')
+		return false;
+	if (!strncmp(s, "processed ", 10) || !strncmp(s, "verification time", 17) ||
+	    !strncmp(s, "stack depth", 11) || !strncmp(s, "-- BEGIN", 8) ||
+	    !strncmp(s, "-- END", 6) || !strncmp(s, "libbpf: prog '", 14) ||
+	    !strncmp(s, "Validating ", 11) || !strncmp(s, "func#", 5) ||
+	    !strncmp(s, "from ", 5) || !strncmp(s, "mark_precise", 12))
+		return false;
+	return true;
+}
+
+const char *xf_verifier_summary(const char *log, int max, char *out, size_t len)
+{
+	const char *starts[32];
+	size_t lens[32];
+	const char *p = log, *e;
+	int n = 0, i;
+	size_t o = 0;
+
+	if (max > 32)
+		max = 32;
+	while (*p) {
+		e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		if (log_line_useful(p, e - p)) {
+			if (n == max) {
+				memmove(starts, starts + 1, (max - 1) * sizeof(*starts));
+				memmove(lens, lens + 1, (max - 1) * sizeof(*lens));
+				n--;
+			}
+			starts[n] = p;
+			lens[n] = e - p;
+			n++;
+		}
+		p = *e ? e + 1 : e;
+	}
+	out[0] = '\0';
+	for (i = 0; i < n && o + 4 < len; i++) {
+		const char *s = starts[i];
+		size_t l = lens[i];
+
+		while (l && (*s == ' ' || *s == '\t')) {
+			s++;
+			l--;
+		}
+		if (!strncmp(s, "libbpf: ", 8)) {
+			s += 8;
+			l -= 8;
+		}
+		o += snprintf(out + o, len - o, "%s%.*s", o ? " | " : "", (int)l, s);
+	}
+	if (o >= len)
+		out[len - 1] = '\0';
+	return out;
+}
+
+const char *xf_bpf_last_log(char *out, size_t len)
+{
+	xf_verifier_summary(bpf_log.buf, 3, out, len);
+	bpf_log.len = 0;
+	bpf_log.buf[0] = '\0';
+	return out;
+}
+
+int xf_ncpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? n : 1;
+}
+
+int xf_percpu_sum(int map_fd, const void *key, uint64_t *sum, int n)
+{
+	int ncpu = xf_ncpus(), c, i;
+	uint64_t *vals;
+
+	vals = calloc((size_t)ncpu * n, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	memset(sum, 0, n * sizeof(*sum));
+	if (bpf_map_lookup_elem(map_fd, key, vals)) {
+		int err = -errno;
+
+		free(vals);
+		return err;
+	}
+	for (c = 0; c < ncpu; c++)
+		for (i = 0; i < n; i++)
+			sum[i] += vals[c * n + i];
+	free(vals);
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* BPF glue: bpffs and xfwd's pin layout, the lock, libbpf logs. */
+#ifndef XF_XBPF_H
+#define XF_XBPF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Everything xfwd pins lives below here: XF_PIN_ROOT/<netns>/<ifindex>/... */
+#define XF_PIN_ROOT "/sys/fs/bpf/xfwd"
+#define XF_LOCK_PATH "/run/xfwd.lock"
+
+/* Mount bpffs on /sys/fs/bpf if nothing is mounted there. 0/-errno. */
+int xf_bpffs_ensure(void);
+/* An id for the current network namespace that is never reused: the netns
+ * cookie where the kernel has SO_NETNS_COOKIE, else the nsfs inode. */
+int xf_netns_id(uint64_t *id);
+/* Write XF_PIN_ROOT/ns<id>[/<ifindex>[/<name>]] to buf; ifindex 0 and
+ * name NULL stop early. 0/-ENAMETOOLONG/-errno. */
+int xf_pin_path(char *buf, size_t len, int ifindex, const char *name);
+/* mkdir -p of a directory below XF_PIN_ROOT. 0/-errno. */
+int xf_pin_mkdir(const char *dir);
+/* Remove a pin directory and everything in it. 0/-errno. */
+int xf_pin_rmtree(const char *dir);
+
+/* Take the global lock (blocking, or -EBUSY at once when nowait). The fd
+ * goes in *fd; release with xf_unlock(). */
+int xf_lock(int *fd, bool nowait);
+void xf_unlock(int fd);
+
+/* Route libbpf's messages: shown when verbose, kept for xf_bpf_last_log(). */
+void xf_bpf_log_init(bool verbose);
+/* Shorten a verifier log to its last meaningful lines (at most max) into
+ * out, one line joined by " | ". Returns out. */
+const char *xf_verifier_summary(const char *log, int max, char *out, size_t len);
+/* The tail of what libbpf said since the last call, summarised as above;
+ * "" when it said nothing. Clears the buffer. */
+const char *xf_bpf_last_log(char *out, size_t len);
+
+/* Sum a per-CPU array/hash value of n __u64 counters into sum[n]. */
+int xf_percpu_sum(int map_fd, const void *key, uint64_t *sum, int n);
+int xf_ncpus(void);
+
+#endif
