@@ -90,8 +90,8 @@ build/lib/%.o: lib/%.c config.mk | build/lib $(SKELS)
 build/xfwd: $(CMD_OBJS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(XF_CFLAGS) -o $@ $^ $(LIBS)
 
-build/test/%: test/unit/%.c $(LIB_OBJS) | build/test
-	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -o $@ $< $(LIB_OBJS) $(LIBS)
+build/test/%: test/unit/%.c $(LIB_OBJS) build/cmd/cmd.o | build/test
+	$(QUIET_CC)$(CC) $(XF_CFLAGS) -Itest/unit -MMD -MP -o $@ $< $(LIB_OBJS) build/cmd/cmd.o $(LIBS)
 
 build/bench/%: bench/%.c $(LIB_OBJS) | build/bench $(SKELS)
 	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -o $@ $< $(LIB_OBJS) $(LIBS)

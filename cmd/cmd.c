@@ -62,10 +62,10 @@ int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a)
 	if (i == -ENOENT) {
 		fprintf(stderr, "Error: unknown command \"%s\"; try \"xfwd %s help\".\n",
 			verb, obj->name);
-		return -EINVAL;
+		return -XF_EUSAGE;
 	}
 	if (i < 0)
-		return -EINVAL;
+		return -XF_EUSAGE;
 	/* "help" after the verb prints that object's usage, as iproute2 does. */
 	if (arg_more(a) && !strcmp(arg_peek(a), "help")) {
 		cmd_usage(obj);

@@ -41,7 +41,7 @@ struct object {
 /* Find name among n names (exact, or unique prefix). Index, -ENOENT when
  * none, -EEXIST when ambiguous (an Error listing the candidates printed). */
 int cmd_match(const char *what, const char *name, const char *const *names, int n);
-/* Run the verb a's next word names on object obj. 0/-errno (-EINVAL usage). */
+/* Run the verb a's next word names on object obj. 0/-errno (-XF_EUSAGE for usage). */
 int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a);
 /* Print "Usage: xfwd OBJ VERB GRAMMAR" for each verb to stdout. */
 void cmd_usage(const struct object *obj);

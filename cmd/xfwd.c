@@ -234,7 +234,9 @@ int main(int argc, char **argv)
 	while ((c = getopt_long_only(argc, argv, "+Vjpn:b:shd", opts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
-			printf("xfwd %s (libbpf %s)\n", XFWD_VERSION, libbpf_version_string());
+			/* libbpf says "v1.4"; print 1.4 like every other version. */
+			printf("xfwd %s (libbpf %s)\n", XFWD_VERSION,
+			       libbpf_version_string() + (libbpf_version_string()[0] == 'v'));
 			return 0;
 		case 'j': x.json = true; break;
 		case 'p': x.pretty = true; break;

@@ -258,7 +258,7 @@ static void render_table(FILE *f, json_t *arr, int indent)
 	const char *cols[MAX_COLS];
 	int width[MAX_COLS];
 	bool right[MAX_COLS];
-	int ncols = 0, i, c;
+	int ncols = 0, c;
 	char buf[64];
 	const char *key;
 	json_t *row, *v;
@@ -293,8 +293,11 @@ static void render_table(FILE *f, json_t *arr, int indent)
 		return;
 	fprintf(f, "%*s", indent, "");
 	for (c = 0; c < ncols; c++) {
-		print_upper(f, cols[c], width[c], right[c]);
-		fputs(c + 1 < ncols ? "  " : "\n", f);
+		bool last = c + 1 == ncols;
+
+		print_upper(f, cols[c], last && !right[c] ? (int)strlen(cols[c]) : width[c],
+			    right[c]);
+		fputs(last ? "\n" : "  ", f);
 	}
 	json_array_foreach(arr, r, row) {
 		if (!json_is_object(row))
@@ -311,13 +314,11 @@ static void render_table(FILE *f, json_t *arr, int indent)
 				fprintf(f, right[c] ? "%*s" : "%-*s", width[c], s);
 			fputs(c + 1 < ncols ? "  " : "\n", f);
 		}
-		i = 0;
 		json_object_foreach(row, key, v) {
 			if (is_scalar(v))
 				continue;
 			if (json_is_array(v) && !json_array_size(v))
 				continue;
-			i++;
 			fprintf(f, "%*s%s:\n", indent + 4, "", key);
 			if (json_is_array(v))
 				render_table(f, v, indent + 6);
@@ -325,6 +326,42 @@ static void render_table(FILE *f, json_t *arr, int indent)
 				render_obj(f, v, indent + 6);
 		}
 	}
+}
+
+/* A group whose every member is a group of scalars ({"jit": {"supported":
+ * true, ...}, ...}) reads best as a table with the member names first. */
+static bool is_record_map(json_t *obj)
+{
+	const char *key, *k2;
+	json_t *v, *v2;
+
+	if (!json_object_size(obj))
+		return false;
+	json_object_foreach(obj, key, v) {
+		if (!json_is_object(v))
+			return false;
+		json_object_foreach(v, k2, v2)
+			if (!is_scalar(v2))
+				return false;
+	}
+	return true;
+}
+
+static void render_record_map(FILE *f, json_t *obj, int indent)
+{
+	json_t *arr = json_array(), *v, *row;
+	const char *key, *k2;
+	json_t *v2;
+
+	json_object_foreach(obj, key, v) {
+		row = json_object();
+		json_object_set_new(row, "name", json_string(key));
+		json_object_foreach(v, k2, v2)
+			json_object_set(row, k2, v2);
+		json_array_append_new(arr, row);
+	}
+	render_table(f, arr, indent);
+	json_decref(arr);
 }
 
 static void render_obj(FILE *f, json_t *obj, int indent)
@@ -349,7 +386,10 @@ static void render_obj(FILE *f, json_t *obj, int indent)
 			render_table(f, v, indent + (json_object_size(obj) > 1 ? 2 : 0));
 		} else {
 			fprintf(f, "%*s%s:\n", indent, "", key);
-			render_obj(f, v, indent + 2);
+			if (is_record_map(v))
+				render_record_map(f, v, indent + 2);
+			else
+				render_obj(f, v, indent + 2);
 		}
 	}
 }

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/* xfwd feature: what this kernel and each interface can do. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "nl_link.h"
+#include "out.h"
+#include "probe.h"
+
+struct feature_show_opts {
+	const char *dev;
+};
+
+static int feature_show_parse(struct xf_args *a, struct feature_show_opts *o)
+{
+	int err;
+
+	while (arg_more(a)) {
+		if (arg_kw(a, "dev")) {
+			err = arg_once(a, 0, "dev");
+			if (!err)
+				err = arg_ifname(a, "IFNAME", &o->dev);
+			if (err)
+				return err;
+		} else {
+			return arg_unexpected(a);
+		}
+	}
+	return 0;
+}
+
+static void feature_print_kernel(struct xf_out *o, const struct xf_kernel_features *kf)
+{
+	const struct xf_probe *p;
+	const char *key;
+	int i;
+
+	out_obj_begin(o, "kernel");
+	for (i = 0; (p = xf_probe_kernel_at(kf, i, &key)); i++) {
+		out_obj_begin(o, key);
+		out_bool(o, "supported", p->yes);
+		out_str(o, "detail", p->why);
+		out_obj_end(o);
+	}
+	out_obj_end(o);
+}
+
+static void feature_print_iface(struct xf_out *o, const struct xf_iface_features *f)
+{
+	char flags[128];
+
+	out_row_begin(o);
+	out_str(o, "dev", f->name);
+	out_int(o, "ifindex", f->ifindex);
+	out_str(o, "kind", f->kind);
+	out_bool(o, "xdp_native", f->xdp_native);
+	out_bool(o, "xdp_generic", f->xdp_generic);
+	out_str(o, "xdp_attached", xf_xdp_mode_name(f->xdp_attached));
+	out_str(o, "xdp_features", xf_xdp_features_str(f->xdp_features, flags, sizeof(flags)));
+	out_bool(o, "redirect_target", f->redirect_target.yes);
+	out_str(o, "detail", f->redirect_target.why);
+	out_row_end(o);
+}
+
+/* The links are read first and probed after the dump: a probe must not
+ * talk on the socket while the dump is still being read from it. */
+struct link_vec {
+	struct xf_link *v;
+	size_t n, cap;
+};
+
+static int feature_collect(const struct xf_link *l, void *arg)
+{
+	struct link_vec *lv = arg;
+	struct xf_link *nv;
+
+	if (lv->n == lv->cap) {
+		lv->cap = lv->cap ? lv->cap * 2 : 16;
+		nv = realloc(lv->v, lv->cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		lv->v = nv;
+	}
+	lv->v[lv->n++] = *l;
+	return 0;
+}
+
+static int feature_show(struct xfwd *x, struct xf_args *a)
+{
+	struct feature_show_opts opts = { 0 };
+	struct xf_iface_features f;
+	struct xf_kernel_features kf;
+	struct link_vec lv = { 0 };
+	struct xf_nl *nl;
+	size_t i;
+	int err;
+
+	err = feature_show_parse(a, &opts);
+	if (err)
+		return err;
+	nl = xfwd_nl(x);
+	if (!nl)
+		return -EIO;
+	if (opts.dev) {
+		err = feature_collect(&(struct xf_link){ 0 }, &lv);
+		if (!err)
+			err = xf_link_get(nl, opts.dev, 0, &lv.v[0]);
+		if (err == -ENODEV)
+			fprintf(stderr, "Error: device \"%s\" does not exist.\n", opts.dev);
+	} else {
+		err = xf_link_list(nl, feature_collect, &lv);
+	}
+	if (err) {
+		if (err != -ENODEV)
+			fprintf(stderr, "Error: cannot list interfaces: %s.\n", strerror(-err));
+		goto out;
+	}
+
+	xf_probe_kernel(&kf, XF_PROBE_ALL);
+	feature_print_kernel(x->out, &kf);
+	out_list_begin(x->out, "interfaces");
+	for (i = 0; i < lv.n; i++) {
+		/* A device whose xdp_features cannot be read is still listed,
+		 * with the reason in its detail. */
+		xf_probe_iface_link(&lv.v[i], &f);
+		feature_print_iface(x->out, &f);
+	}
+	out_list_end(x->out);
+out:
+	free(lv.v);
+	return err;
+}
+
+static const struct cmd feature_cmds[] = {
+	{ "show", feature_show, "[ dev IFNAME ]" },
+	{ NULL }
+};
+
+const struct object feature_object = {
+	"feature", feature_cmds, "show", "what this kernel and each interface can do"
+};

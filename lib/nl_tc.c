@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tc filters through rtnetlink, decoded to struct xf_tc_filter. */
+#include <errno.h>
+#include <string.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/pkt_cls.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+
+#include "nl.h"
+#include "nl_tc.h"
+
+struct tc_walk {
+	struct xf_tc_filter *out;
+	int max;
+	int n;
+};
+
+static void tc_parse_bpf(const struct nlattr *opts, struct xf_tc_filter *f)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, opts) {
+		switch (mnl_attr_get_type(a)) {
+		case TCA_BPF_ID:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+				f->prog_id = mnl_attr_get_u32(a);
+			break;
+		case TCA_BPF_NAME:
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+				strncpy(f->name, mnl_attr_get_str(a), sizeof(f->name) - 1);
+			break;
+		}
+	}
+}
+
+static int tc_filter_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	struct tc_walk *w = arg;
+	struct xf_tc_filter f = { 0 };
+	const struct nlattr *a, *opts = NULL;
+	bool is_bpf = false;
+
+	if (nlh->nlmsg_type != RTM_NEWTFILTER)
+		return 0;
+	/* The first message of a prio is the chain head, without a handle. */
+	if (!t->tcm_handle)
+		return 0;
+	f.prio = TC_H_MAJ(t->tcm_info) >> 16;
+	f.handle = t->tcm_handle;
+	mnl_attr_for_each(a, nlh, sizeof(*t)) {
+		if (mnl_attr_get_type(a) == TCA_KIND &&
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0) {
+			is_bpf = !strcmp(mnl_attr_get_str(a), "bpf");
+			strncpy(f.name, mnl_attr_get_str(a), sizeof(f.name) - 1);
+		} else if (mnl_attr_get_type(a) == TCA_OPTIONS) {
+			opts = a;
+		}
+	}
+	if (is_bpf && opts)
+		tc_parse_bpf(opts, &f);
+	if (w->n < w->max)
+		w->out[w->n] = f;
+	w->n++;
+	return 0;
+}
+
+int xf_tc_filters(struct xf_nl *nl, int ifindex, bool ingress,
+		  struct xf_tc_filter *out, int max)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETTFILTER, NLM_F_DUMP);
+	struct tcmsg *t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+	struct tc_walk w = { out, max, 0 };
+	int err;
+
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	t->tcm_parent = TC_H_MAKE(TC_H_CLSACT,
+				  ingress ? TC_H_MIN_INGRESS : TC_H_MIN_EGRESS);
+	err = xf_nl_dump(nl, nlh, tc_filter_cb, &w);
+	/* No clsact qdisc: nothing is attached there. */
+	if (err == -EINVAL || err == -ENOENT)
+		return 0;
+	return err ? err : w.n;
+}

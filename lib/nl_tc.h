@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tc through rtnetlink: BPF filters on a clsact qdisc. */
+#ifndef XF_NL_TC_H
+#define XF_NL_TC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct xf_nl;
+
+struct xf_tc_filter {
+	uint32_t prog_id;	/* 0 for a filter that is not cls_bpf */
+	char name[64];		/* TCA_BPF_NAME, or the classifier kind */
+	uint16_t prio;
+	uint32_t handle;
+};
+
+/* Up to max filters on the ingress (or egress) hook of the clsact qdisc of
+ * ifindex into out. Returns how many there are (0 when there is no
+ * clsact qdisc) or -errno. */
+int xf_tc_filters(struct xf_nl *nl, int ifindex, bool ingress,
+		  struct xf_tc_filter *out, int max);
+
+#endif

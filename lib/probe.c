@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Kernel and interface feature probes: every answer comes from trying the
+ * thing (a load, an attach in a throwaway namespace, a BPF_PROG_RUN), never
+ * from the kernel's version number. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/pkt_cls.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <linux/veth.h>
+
+#include "xfwd_compat.h"
+#include "nl.h"
+#include "nl_link.h"
+#include "probe.h"
+#include "probe.skel.h"
+#include "probe_ext.skel.h"
+
+#define TC_ACT_REDIRECT_VAL 7	/* TC_ACT_REDIRECT */
+#define TC_ACT_SHOT_VAL 2	/* TC_ACT_SHOT */
+
+static const char *errno_name(int err)
+{
+	const char *s = strerrorname_np(err < 0 ? -err : err);
+
+	return s ? s : "unknown error";
+}
+
+static __attribute__((format(printf, 4, 5)))
+void probe_set(struct xf_probe *p, bool yes, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	p->yes = yes;
+	p->err = err;
+	va_start(ap, fmt);
+	n = vsnprintf(p->why, sizeof(p->why), fmt, ap);
+	va_end(ap);
+	/* "... : EPERM" closes every "no" that has an errno behind it. */
+	if (err && n >= 0 && (size_t)n < sizeof(p->why))
+		snprintf(p->why + n, sizeof(p->why) - n, ": %s", errno_name(err));
+}
+
+/* Load probe.bpf.c with only the programs named name and name2 (or NULL),
+ * so that a helper this kernel lacks fails only the probe that needs it. */
+static int probe_skel_load(struct probe_bpf **out, const char *name, const char *name2)
+{
+	struct bpf_program *prog;
+	struct probe_bpf *skel;
+	int err;
+
+	skel = probe_bpf__open();
+	if (!skel)
+		return -errno;
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *n = bpf_program__name(prog);
+
+		bpf_program__set_autoload(prog, !strcmp(n, name) ||
+					  (name2 && !strcmp(n, name2)));
+	}
+	err = probe_bpf__load(skel);
+	if (err) {
+		probe_bpf__destroy(skel);
+		return err < 0 ? err : -EINVAL;
+	}
+	*out = skel;
+	return 0;
+}
+
+/* One BPF_PROG_RUN on a zeroed 64-byte frame; the program's return in *ret. */
+static int probe_prog_run(struct bpf_program *prog, uint32_t *ret)
+{
+	unsigned char pkt[64] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = pkt,
+		.data_size_in = sizeof(pkt),
+		.repeat = 1,
+	);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+	if (err)
+		return -errno;
+	*ret = opts.retval;
+	return 0;
+}
+
+int xf_probe_jit(struct xf_probe *p)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+	struct probe_bpf *skel;
+	char sysctl[16] = "";
+	FILE *f;
+	int err;
+
+	/* The sysctl exists only in the initial namespace's view of /proc/sys,
+	 * so the answer comes from a loaded program; the sysctl is detail. */
+	f = fopen("/proc/sys/net/core/bpf_jit_enable", "re");
+	if (f) {
+		if (fscanf(f, "%15s", sysctl) != 1)
+			sysctl[0] = '\0';
+		fclose(f);
+	}
+	err = probe_skel_load(&skel, "xf_xdp_pass", NULL);
+	if (err) {
+		probe_set(p, false, err, "cannot load a probe program");
+		return err;
+	}
+	err = bpf_prog_get_info_by_fd(bpf_program__fd(skel->progs.xf_xdp_pass), &info, &len);
+	probe_bpf__destroy(skel);
+	if (err) {
+		probe_set(p, false, err, "cannot read program info");
+		return err;
+	}
+	if (info.jited_prog_len)
+		probe_set(p, true, 0, "programs are JIT-compiled%s%s", *sysctl ?
+			  ", bpf_jit_enable=" : "", sysctl);
+	else
+		probe_set(p, false, 0, "programs are interpreted%s%s", *sysctl ?
+			  ", bpf_jit_enable=" : "", sysctl);
+	return 0;
+}
+
+/* One helper for one program type, the way the verifier answers it. */
+static void probe_helper(struct xf_probe *p, enum bpf_prog_type type, const char *tname,
+			 enum bpf_func_id id, const char *fname)
+{
+	int ret = libbpf_probe_bpf_helper(type, id, NULL);
+
+	if (ret > 0)
+		probe_set(p, true, 0, "%s() available to %s programs", fname, tname);
+	else if (ret == 0)
+		probe_set(p, false, 0, "%s() unknown to %s programs", fname, tname);
+	else
+		probe_set(p, false, ret, "cannot probe %s() for %s programs", fname, tname);
+}
+
+int xf_probe_helpers(struct xf_kernel_features *kf)
+{
+	const enum bpf_prog_type tc = BPF_PROG_TYPE_SCHED_CLS, xdp = BPF_PROG_TYPE_XDP;
+	struct probe_bpf *skel;
+	struct xf_probe tc_fib;
+	int err;
+
+	/* libbpf counts a load that fails for any reason other than the
+	 * helper as "supported"; first make sure anything loads at all. */
+	err = probe_skel_load(&skel, "xf_tc_pass", NULL);
+	if (err) {
+		probe_set(&kf->fib_lookup, false, err, "cannot load a probe program");
+		kf->redirect = kf->redirect_map = kf->redirect_peer = kf->fib_lookup;
+		kf->redirect_neigh = kf->clone_redirect = kf->fib_lookup;
+		return err;
+	}
+	probe_bpf__destroy(skel);
+	/* The route fast path looks up from both hooks: it needs both. */
+	probe_helper(&kf->fib_lookup, xdp, "XDP", BPF_FUNC_fib_lookup, "bpf_fib_lookup");
+	probe_helper(&tc_fib, tc, "tc", BPF_FUNC_fib_lookup, "bpf_fib_lookup");
+	if (kf->fib_lookup.yes && tc_fib.yes)
+		probe_set(&kf->fib_lookup, true, 0,
+			  "bpf_fib_lookup() available to XDP and tc programs");
+	else if (kf->fib_lookup.yes)
+		kf->fib_lookup = tc_fib;
+	probe_helper(&kf->redirect, tc, "tc", BPF_FUNC_redirect, "bpf_redirect");
+	probe_helper(&kf->redirect_map, xdp, "XDP", BPF_FUNC_redirect_map, "bpf_redirect_map");
+	probe_helper(&kf->redirect_peer, tc, "tc", BPF_FUNC_redirect_peer, "bpf_redirect_peer");
+	probe_helper(&kf->redirect_neigh, tc, "tc", BPF_FUNC_redirect_neigh,
+		     "bpf_redirect_neigh");
+	probe_helper(&kf->clone_redirect, tc, "tc", BPF_FUNC_clone_redirect,
+		     "bpf_clone_redirect");
+	return 0;
+}
+
+int xf_probe_fib_flags(struct xf_kernel_features *kf)
+{
+	static const struct {
+		size_t off;
+		uint32_t flag;
+		const char *name;
+	} flags[] = {
+		{ offsetof(struct xf_kernel_features, fib_direct), 1U << 0, "DIRECT" },
+		{ offsetof(struct xf_kernel_features, fib_output), 1U << 1, "OUTPUT" },
+		{ offsetof(struct xf_kernel_features, fib_skip_neigh), 1U << 2, "SKIP_NEIGH" },
+		{ offsetof(struct xf_kernel_features, fib_tbid), 1U << 3, "TBID" },
+		{ offsetof(struct xf_kernel_features, fib_src), 1U << 4, "SRC" },
+		{ offsetof(struct xf_kernel_features, fib_mark), 1U << 5, "MARK" },
+	};
+	struct probe_bpf *skel = NULL;
+	struct xf_probe *p;
+	uint32_t ret;
+	size_t i;
+	int err, run;
+
+	err = probe_skel_load(&skel, "xf_fib", NULL);
+	if (!err) {
+		/* Without flags the lookup must not say -EINVAL, or no answer
+		 * below would mean anything. */
+		skel->bss->xf_fib_flags = 0;
+		err = probe_prog_run(skel->progs.xf_fib, &ret);
+		if (!err && skel->bss->xf_fib_rc == -EINVAL)
+			err = -EINVAL;
+	}
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		p = (struct xf_probe *)((char *)kf + flags[i].off);
+		if (err) {
+			probe_set(p, false, err, "cannot run the bpf_fib_lookup() probe");
+			continue;
+		}
+		skel->bss->xf_fib_flags = flags[i].flag;
+		if ((run = probe_prog_run(skel->progs.xf_fib, &ret)))
+			probe_set(p, false, run, "BPF_PROG_RUN failed");
+		else if (skel->bss->xf_fib_rc == -EINVAL)
+			probe_set(p, false, -EINVAL, "BPF_FIB_LOOKUP_%s refused", flags[i].name);
+		else
+			probe_set(p, true, 0, "BPF_FIB_LOOKUP_%s accepted", flags[i].name);
+	}
+	probe_bpf__destroy(skel);
+	return err;
+}
+
+int xf_probe_peer_egress(struct xf_probe *p)
+{
+	struct probe_bpf *skel;
+	uint32_t ret;
+	int err;
+
+	err = probe_skel_load(&skel, "xf_peer_egress", NULL);
+	if (err) {
+		probe_set(p, false, err, "cannot load a bpf_redirect_peer() program");
+		return err;
+	}
+	/* The helper without flags must redirect, or the kernel's answer to
+	 * the flag would prove nothing. */
+	skel->data->xf_peer_flags = 0;
+	err = probe_prog_run(skel->progs.xf_peer_egress, &ret);
+	if (err) {
+		probe_set(p, false, err, "BPF_PROG_RUN failed");
+		goto out;
+	}
+	if (ret != TC_ACT_REDIRECT_VAL) {
+		probe_set(p, false, 0, "bpf_redirect_peer() without flags returned %u", ret);
+		goto out;
+	}
+	skel->data->xf_peer_flags = BPF_F_EGRESS;
+	err = probe_prog_run(skel->progs.xf_peer_egress, &ret);
+	if (err)
+		probe_set(p, false, err, "BPF_PROG_RUN failed");
+	else if (ret == TC_ACT_REDIRECT_VAL)
+		probe_set(p, true, 0, "bpf_redirect_peer(BPF_F_EGRESS) redirects");
+	else if (ret == TC_ACT_SHOT_VAL)
+		probe_set(p, false, 0, "kernel lacks BPF_F_EGRESS: bpf_redirect_peer() "
+			  "returns TC_ACT_SHOT, the packet would be dropped");
+	else
+		probe_set(p, false, 0, "bpf_redirect_peer(BPF_F_EGRESS) returned %u", ret);
+out:
+	probe_bpf__destroy(skel);
+	return err;
+}
+
+int xf_probe_freplace(struct xf_probe *p)
+{
+	struct probe_ext_bpf *ext = NULL;
+	struct probe_bpf *skel;
+	struct bpf_link *link;
+	int err, fd;
+
+	err = probe_skel_load(&skel, "xf_fr_target", NULL);
+	if (err) {
+		probe_set(p, false, err, "cannot load the target program");
+		return err;
+	}
+	fd = bpf_program__fd(skel->progs.xf_fr_target);
+	ext = probe_ext_bpf__open();
+	if (!ext) {
+		err = -errno;
+		probe_set(p, false, err, "cannot open the extension program");
+		goto out;
+	}
+	err = bpf_program__set_attach_target(ext->progs.xf_fr_repl, fd, "xf_fr_func");
+	if (!err)
+		err = probe_ext_bpf__load(ext);
+	if (err) {
+		/* As root, EPERM here is the kernel's policy, not ours. */
+		probe_set(p, false, err, "BPF_PROG_TYPE_EXT load refused%s",
+			  err == -EPERM && !geteuid() ?
+			  " (kernel lockdown or an LSM)" : "");
+		err = 0;
+		goto out;
+	}
+	link = bpf_program__attach_freplace(ext->progs.xf_fr_repl, fd, "xf_fr_func");
+	if (!link) {
+		probe_set(p, false, -errno, "extension loads, attaching it fails");
+		goto out;
+	}
+	bpf_link__destroy(link);
+	probe_set(p, true, 0, "an extension program loads and replaces a function");
+out:
+	probe_ext_bpf__destroy(ext);
+	probe_bpf__destroy(skel);
+	return err;
+}
+
+/* ---- probes in a throwaway network namespace ---- */
+
+/* Move all of len bytes through the pipe; a short read is -EPIPE. */
+static int pipe_io(int fd, void *buf, size_t len, bool wr)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = wr ? write(fd, (char *)buf + done, len - done)
+		       : read(fd, (char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		done += n;
+	}
+	return 0;
+}
+
+static void netns_child(int fd, int (*fn)(void *, void *, size_t), void *arg,
+			void *res, size_t len, bool quiet)
+{
+	int ret, null;
+
+	if (quiet) {
+		null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, STDERR_FILENO);
+			close(null);
+		}
+	}
+	ret = unshare(CLONE_NEWNET) ? -errno : fn(arg, res, len);
+	if (pipe_io(fd, &ret, sizeof(ret), true) || pipe_io(fd, res, len, true))
+		_exit(1);
+	_exit(0);
+}
+
+int xf_probe_netns_run(int (*fn)(void *arg, void *res, size_t len), void *arg,
+		       void *res, size_t len, bool quiet)
+{
+	int fds[2], ret, err, status;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	/* Nothing buffered may be written twice, by parent and child. */
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		netns_child(fds[1], fn, arg, res, len, quiet);
+	}
+	close(fds[1]);
+	err = pipe_io(fds[0], &ret, sizeof(ret), false);
+	if (!err)
+		err = pipe_io(fds[0], res, len, false);
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	if (err || !WIFEXITED(status) || WEXITSTATUS(status))
+		return err ? err : -ECHILD;
+	return ret;
+}
+
+int xf_probe_veth_add(struct xf_nl *nl, const char *name, const char *peer)
+{
+	struct nlattr *info, *data, *pinfo;
+	struct ifinfomsg *ifm;
+	struct nlmsghdr *nlh;
+
+	nlh = xf_nl_msg(nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	pinfo = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
+	/* The peer's attributes follow an ifinfomsg of its own. */
+	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg));
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, peer);
+	mnl_attr_nest_end(nlh, pinfo);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	return xf_nl_request(nl, nlh);
+}
+
+static int probe_clsact_add(struct xf_nl *nl, int ifindex)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL);
+	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
+	tcm->tcm_parent = TC_H_CLSACT;
+	mnl_attr_put_strz(nlh, TCA_KIND, "clsact");
+	return xf_nl_request(nl, nlh);
+}
+
+/* tc filter add dev IFINDEX ingress prio 1 handle 1 bpf da fd FD */
+static int probe_cls_bpf_add(struct xf_nl *nl, int ifindex, int fd, const char *name)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL);
+	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+	struct nlattr *opts;
+
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_parent = TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS);
+	tcm->tcm_handle = 1;
+	tcm->tcm_info = TC_H_MAKE(1U << 16, htons(ETH_P_ALL));
+	mnl_attr_put_strz(nlh, TCA_KIND, "bpf");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_BPF_FD, fd);
+	mnl_attr_put_strz(nlh, TCA_BPF_NAME, name);
+	mnl_attr_put_u32(nlh, TCA_BPF_FLAGS, TCA_BPF_FLAG_ACT_DIRECT);
+	mnl_attr_nest_end(nlh, opts);
+	return xf_nl_request(nl, nlh);
+}
+
+static int probe_netkit_add(struct xf_nl *nl, const char *name)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct nlattr *info;
+
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "netkit");
+	mnl_attr_nest_end(nlh, info);
+	return xf_nl_request(nl, nlh);
+}
+
+struct attach_res {
+	struct xf_probe xdp_link, tcx, cls_bpf, netkit;
+};
+
+static void attach_all_no(struct attach_res *r, int err, const char *what)
+{
+	probe_set(&r->xdp_link, false, err, "%s", what);
+	r->tcx = r->cls_bpf = r->netkit = r->xdp_link;
+}
+
+/* The answer of an attach that returned fd (or -1 and errno). */
+static void attach_answer(struct xf_probe *p, int fd, const char *what)
+{
+	if (fd < 0)
+		probe_set(p, false, -errno, "%s", what);
+	else
+		probe_set(p, true, 0, "%s works on a veth", what);
+}
+
+/* XDP link and tcx on if0; clsact and cls_bpf on if1. */
+static void attach_links(struct attach_res *r, struct xf_nl *nl, struct probe_bpf *skel,
+			 int if0, int if1)
+{
+	int xdp = bpf_program__fd(skel->progs.xf_xdp_pass);
+	int tc = bpf_program__fd(skel->progs.xf_tc_pass);
+	int err;
+
+	attach_answer(&r->xdp_link, bpf_link_create(xdp, if0, BPF_XDP, NULL),
+		      "bpf_link_create(BPF_XDP)");
+	attach_answer(&r->tcx, bpf_link_create(tc, if0, (enum bpf_attach_type)
+					       XF_BPF_TCX_INGRESS, NULL),
+		      "bpf_link_create(BPF_TCX_INGRESS)");
+	err = probe_clsact_add(nl, if1);
+	if (err)
+		probe_set(&r->cls_bpf, false, err, "cannot add a clsact qdisc");
+	else if ((err = probe_cls_bpf_add(nl, if1, tc, "xf_tc_pass")))
+		probe_set(&r->cls_bpf, false, err, "cannot add a cls_bpf filter");
+	else
+		probe_set(&r->cls_bpf, true, 0, "clsact qdisc and cls_bpf direct-action filter");
+}
+
+/* In the child: a scratch veth xf0 <-> xf1 for the attach probes, then a
+ * netkit pair. Nothing is cleaned up: the namespace dies with the child. */
+static int attach_child(void *arg, void *res, size_t len)
+{
+	struct probe_bpf *skel = NULL;
+	struct attach_res *r = res;
+	struct xf_nl *nl;
+	int err, if0, if1;
+
+	err = xf_nl_open(&nl, NETLINK_ROUTE);
+	if (err) {
+		attach_all_no(r, err, "no netlink socket");
+		return 0;
+	}
+	err = xf_probe_veth_add(nl, "xf0", "xf1");
+	if0 = if_nametoindex("xf0");
+	if1 = if_nametoindex("xf1");
+	if (err || !if0 || !if1)
+		attach_all_no(r, err ? err : -ENODEV, "cannot create a scratch veth");
+	else if ((err = probe_skel_load(&skel, "xf_xdp_pass", "xf_tc_pass")))
+		attach_all_no(r, err, "cannot load the probe programs");
+	else
+		attach_links(r, nl, skel, if0, if1);
+	probe_bpf__destroy(skel);
+
+	err = probe_netkit_add(nl, "xfnk0");
+	if (!err)
+		probe_set(&r->netkit, true, 0, "a netkit pair can be created");
+	else if (err == -EOPNOTSUPP)
+		probe_set(&r->netkit, false, err, "no netkit device type in this kernel");
+	else
+		probe_set(&r->netkit, false, err, "cannot create a netkit pair");
+	xf_nl_close(nl);
+	return 0;
+}
+
+int xf_probe_attach(struct xf_kernel_features *kf)
+{
+	struct attach_res r;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	err = xf_probe_netns_run(attach_child, NULL, &r, sizeof(r), true);
+	if (err)
+		attach_all_no(&r, err, "the namespace probe failed");
+	kf->xdp_link = r.xdp_link;
+	kf->tcx = r.tcx;
+	kf->cls_bpf = r.cls_bpf;
+	kf->netkit = r.netkit;
+	return err;
+}
+
+/* ---- all of them ---- */
+
+static const struct {
+	const char *key;
+	size_t off;
+} kernel_keys[] = {
+#define KEY(m) { #m, offsetof(struct xf_kernel_features, m) }
+	KEY(jit), KEY(xdp_link), KEY(tcx), KEY(cls_bpf), KEY(netkit), KEY(freplace),
+	KEY(fib_lookup), KEY(fib_direct), KEY(fib_output), KEY(fib_skip_neigh),
+	KEY(fib_tbid), KEY(fib_src), KEY(fib_mark), KEY(redirect), KEY(redirect_map),
+	KEY(redirect_peer), KEY(redirect_neigh), KEY(clone_redirect), KEY(peer_egress),
+#undef KEY
+};
+
+const struct xf_probe *xf_probe_kernel_at(const struct xf_kernel_features *kf, int i,
+					  const char **key)
+{
+	if (i < 0 || (size_t)i >= sizeof(kernel_keys) / sizeof(kernel_keys[0]))
+		return NULL;
+	*key = kernel_keys[i].key;
+	return (const struct xf_probe *)((const char *)kf + kernel_keys[i].off);
+}
+
+int xf_probe_kernel(struct xf_kernel_features *kf, unsigned int what)
+{
+	const char *key;
+	struct xf_probe *p;
+	int i;
+
+	memset(kf, 0, sizeof(*kf));
+	for (i = 0; (p = (struct xf_probe *)xf_probe_kernel_at(kf, i, &key)); i++)
+		probe_set(p, false, 0, "not probed");
+	/* Each probe records its own failure as a "no" with the reason. */
+	if (what & XF_PROBE_JIT)
+		xf_probe_jit(&kf->jit);
+	if (what & XF_PROBE_HELPERS)
+		xf_probe_helpers(kf);
+	if (what & XF_PROBE_FIB_FLAGS)
+		xf_probe_fib_flags(kf);
+	if (what & XF_PROBE_PEER_EGRESS)
+		xf_probe_peer_egress(&kf->peer_egress);
+	if (what & XF_PROBE_ATTACH)
+		xf_probe_attach(kf);
+	if (what & XF_PROBE_FREPLACE)
+		xf_probe_freplace(&kf->freplace);
+	return 0;
+}
+
+/* ---- interfaces ---- */
+
+const char *xf_xdp_features_str(uint64_t flags, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"basic", "redirect", "ndo_xmit", "xsk_zerocopy", "hw_offload", "rx_sg",
+		"ndo_xmit_sg",
+	};
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < 64 && o < len; i++) {
+		if (!(flags & (1ULL << i)))
+			continue;
+		if (i < sizeof(names) / sizeof(names[0]))
+			o += snprintf(buf + o, len - o, "%s%s", o ? "," : "", names[i]);
+		else
+			o += snprintf(buf + o, len - o, "%sbit%zu", o ? "," : "", i);
+	}
+	if (!flags)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+int xf_probe_iface_link(const struct xf_link *l, struct xf_iface_features *f)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	bool veth = !strcmp(l->kind, "veth");
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->ifindex = l->ifindex;
+	snprintf(f->name, sizeof(f->name), "%s", l->name);
+	if (l->kind[0])
+		snprintf(f->kind, sizeof(f->kind), "%s", l->kind);
+	else
+		snprintf(f->kind, sizeof(f->kind), "%s",
+			 l->flags & IFF_LOOPBACK ? "loopback" : "device");
+	f->xdp_attached = l->xdp.mode;
+	f->xdp_generic = true;
+
+	/* libbpf asks the netdev genetlink family (6.3+); an older kernel
+	 * leaves the flags 0, which reads as "nothing native". */
+	err = bpf_xdp_query(l->ifindex, 0, &q);
+	if (err) {
+		probe_set(&f->redirect_target, false, err, "cannot query xdp_features");
+		return err;
+	}
+	f->xdp_features = q.feature_flags;
+	f->xdp_native = q.feature_flags & NETDEV_XDP_ACT_BASIC;
+	f->xdp_redirect = q.feature_flags & NETDEV_XDP_ACT_REDIRECT;
+	if (q.feature_flags & NETDEV_XDP_ACT_NDO_XMIT)
+		probe_set(&f->redirect_target, true, 0, "%s",
+			  veth ? "veth peer has an XDP program or GRO on"
+			       : "driver transmits XDP frames (ndo_xdp_xmit)");
+	else if (veth)
+		/* The kernel drops frames redirected into such a veth without
+		 * a trace; xfwd passes them to the stack instead. */
+		probe_set(&f->redirect_target, false, 0,
+			  "veth peer has no XDP program and GRO off: redirects would be dropped");
+	else
+		probe_set(&f->redirect_target, false, 0,
+			  "driver does not take XDP redirects (no ndo_xmit)");
+	return 0;
+}
+
+int xf_probe_iface(struct xf_nl *nl, int ifindex, struct xf_iface_features *f)
+{
+	struct xf_link l;
+	int err;
+
+	err = xf_link_get(nl, NULL, ifindex, &l);
+	if (err)
+		return err;
+	return xf_probe_iface_link(&l, f);
+}

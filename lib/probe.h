@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What this kernel and each interface can do: the probes every command
+ * consults before it loads or attaches anything. */
+#ifndef XF_PROBE_H
+#define XF_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <net/if.h>
+
+#include "nl_link.h"
+
+struct xf_nl;
+
+/* One probe's answer and why, in a few words. Plain data (no pointers), so
+ * that a child process can send it back through a pipe. */
+struct xf_probe {
+	bool yes;
+	int err;		/* the -errno behind a "no", else 0 */
+	char why[112];
+};
+
+/* Groups of probes for xf_probe_kernel(); each costs a few program loads,
+ * XF_PROBE_ATTACH a fork into a throwaway network namespace. */
+enum {
+	XF_PROBE_JIT = 1 << 0,		/* jit */
+	XF_PROBE_HELPERS = 1 << 1,	/* fib_lookup, redirect* , clone_redirect */
+	XF_PROBE_FIB_FLAGS = 1 << 2,	/* fib_* */
+	XF_PROBE_PEER_EGRESS = 1 << 3,	/* peer_egress */
+	XF_PROBE_ATTACH = 1 << 4,	/* xdp_link, tcx, cls_bpf, netkit */
+	XF_PROBE_FREPLACE = 1 << 5,	/* freplace */
+	XF_PROBE_ALL = (1 << 6) - 1,
+};
+
+struct xf_kernel_features {
+	struct xf_probe jit;		/* programs are JIT-compiled */
+	struct xf_probe xdp_link;	/* XDP through bpf_link (atomic update) */
+	struct xf_probe tcx;		/* tcx links (6.6+) */
+	struct xf_probe cls_bpf;	/* clsact qdisc + cls_bpf direct-action */
+	struct xf_probe netkit;		/* netkit devices can be created */
+	struct xf_probe freplace;	/* BPF_PROG_TYPE_EXT loads and attaches */
+	struct xf_probe fib_lookup;	/* bpf_fib_lookup() from XDP and tc */
+	struct xf_probe fib_direct;	/* BPF_FIB_LOOKUP_* flags it accepts */
+	struct xf_probe fib_output;
+	struct xf_probe fib_skip_neigh;
+	struct xf_probe fib_tbid;
+	struct xf_probe fib_src;
+	struct xf_probe fib_mark;
+	struct xf_probe redirect;	/* bpf_redirect() from tc */
+	struct xf_probe redirect_map;	/* bpf_redirect_map() from XDP */
+	struct xf_probe redirect_peer;	/* bpf_redirect_peer() from tc */
+	struct xf_probe redirect_neigh;	/* bpf_redirect_neigh() from tc */
+	struct xf_probe clone_redirect;	/* bpf_clone_redirect() from tc */
+	struct xf_probe peer_egress;	/* bpf_redirect_peer(.., BPF_F_EGRESS) */
+};
+
+/* Run the probes in what (XF_PROBE_*); the others read "not probed". A
+ * probe that cannot run says no with its reason. 0, or -errno when kf was
+ * not filled at all. */
+int xf_probe_kernel(struct xf_kernel_features *kf, unsigned int what);
+/* The i-th probe of kf and its stable snake_case key (also the JSON key),
+ * in the order `feature show` prints them; NULL past the last. */
+const struct xf_probe *xf_probe_kernel_at(const struct xf_kernel_features *kf, int i,
+					  const char **key);
+
+/* The single probes behind xf_probe_kernel(); each fills its answer and
+ * returns 0, or -errno when the probe itself could not run (the answer is
+ * then a "no" saying so). */
+int xf_probe_jit(struct xf_probe *p);
+int xf_probe_helpers(struct xf_kernel_features *kf);
+int xf_probe_fib_flags(struct xf_kernel_features *kf);
+int xf_probe_peer_egress(struct xf_probe *p);
+int xf_probe_freplace(struct xf_probe *p);
+/* xdp_link, tcx, cls_bpf and netkit, tried on scratch devices in a child
+ * process inside a new network namespace. */
+int xf_probe_attach(struct xf_kernel_features *kf);
+
+/* What one interface can do, from its link and the driver's xdp_features. */
+struct xf_iface_features {
+	int ifindex;
+	char name[IF_NAMESIZE];
+	char kind[16];		/* IFLA_INFO_KIND; "loopback" or "device" if none */
+	enum xf_xdp_mode xdp_attached;	/* what is attached now */
+	uint64_t xdp_features;	/* NETDEV_XDP_ACT_* as reported (0 before 6.3) */
+	bool xdp_native;	/* NETDEV_XDP_ACT_BASIC: the driver runs XDP */
+	bool xdp_generic;	/* generic (skb) XDP: any device */
+	bool xdp_redirect;	/* NETDEV_XDP_ACT_REDIRECT: its XDP may redirect */
+	struct xf_probe redirect_target; /* NDO_XMIT: takes XDP redirects now */
+};
+
+/* Probe the interface ifindex of the current namespace. 0, -ENODEV, -errno. */
+int xf_probe_iface(struct xf_nl *nl, int ifindex, struct xf_iface_features *f);
+/* The same from a link already read (as xf_link_list() hands them out). */
+int xf_probe_iface_link(const struct xf_link *l, struct xf_iface_features *f);
+/* NETDEV_XDP_ACT_* bits as comma-separated names ("none" for 0). Returns buf. */
+const char *xf_xdp_features_str(uint64_t flags, char *buf, size_t len);
+
+/* Run fn(arg, res, len) in a forked child inside a new, empty network
+ * namespace, where it may create and attach anything: it all goes with the
+ * child. The child's res (plain data) is copied back to the caller's res.
+ * quiet sends the child's stderr to /dev/null. Returns fn's 0/-errno, or
+ * -errno when the child could not run or died. */
+int xf_probe_netns_run(int (*fn)(void *arg, void *res, size_t len), void *arg,
+		       void *res, size_t len, bool quiet);
+/* Create a veth pair name <-> peer in the current namespace (down, no
+ * addresses). 0/-errno; a kernel extack is printed as an Error line. */
+int xf_probe_veth_add(struct xf_nl *nl, const char *name, const char *peer);
+
+#endif

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+# The h1 -- r1 -- h2 topology of seed 000 in uniquely named namespaces,
+# shared by the tests, the demo and the benchmarks. Addresses come from
+# 198.18.0.0/15 and 2001:2::/48 only.
+
+# Names come from XF_NS_PREFIX (default: xf<pid>), so runs can overlap.
+_topo_names() {
+	XF_NS_PREFIX=${XF_NS_PREFIX:-xf$$}
+	XF_NS_H1="$XF_NS_PREFIX-h1"
+	XF_NS_R1="$XF_NS_PREFIX-r1"
+	XF_NS_H2="$XF_NS_PREFIX-h2"
+	export XF_NS_PREFIX XF_NS_H1 XF_NS_R1 XF_NS_H2
+	# h1 veth0 <-> r1 veth1, r1 veth2 <-> h2 veth0
+	export XF_H1_IP4=198.18.1.1 XF_R1_IP4A=198.18.1.254
+	export XF_R1_IP4B=198.18.2.254 XF_H2_IP4=198.18.2.1
+	export XF_H1_IP6=2001:2:0:1::1 XF_R1_IP6A=2001:2:0:1::fe
+	export XF_R1_IP6B=2001:2:0:2::fe XF_H2_IP6=2001:2:0:2::1
+}
+
+# Build h1 -- r1 -- h2; r1 forwards with the kernel. Fails loudly.
+topo_create() {
+	_topo_names
+	topo_destroy
+	local ns
+	for ns in "$XF_NS_H1" "$XF_NS_R1" "$XF_NS_H2"; do
+		ip netns add "$ns"
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$XF_NS_H1" link add veth0 type veth peer name veth1 netns "$XF_NS_R1"
+	ip -n "$XF_NS_R1" link add veth2 type veth peer name veth0 netns "$XF_NS_H2"
+	ip -n "$XF_NS_H1" addr add "$XF_H1_IP4/24" dev veth0
+	ip -n "$XF_NS_H1" addr add "$XF_H1_IP6/64" dev veth0 nodad
+	ip -n "$XF_NS_R1" addr add "$XF_R1_IP4A/24" dev veth1
+	ip -n "$XF_NS_R1" addr add "$XF_R1_IP6A/64" dev veth1 nodad
+	ip -n "$XF_NS_R1" addr add "$XF_R1_IP4B/24" dev veth2
+	ip -n "$XF_NS_R1" addr add "$XF_R1_IP6B/64" dev veth2 nodad
+	ip -n "$XF_NS_H2" addr add "$XF_H2_IP4/24" dev veth0
+	ip -n "$XF_NS_H2" addr add "$XF_H2_IP6/64" dev veth0 nodad
+	ip -n "$XF_NS_H1" link set veth0 up
+	ip -n "$XF_NS_R1" link set veth1 up
+	ip -n "$XF_NS_R1" link set veth2 up
+	ip -n "$XF_NS_H2" link set veth0 up
+	ip -n "$XF_NS_H1" route add default via "$XF_R1_IP4A"
+	ip -n "$XF_NS_H1" -6 route add default via "$XF_R1_IP6A"
+	ip -n "$XF_NS_H2" route add default via "$XF_R1_IP4B"
+	ip -n "$XF_NS_H2" -6 route add default via "$XF_R1_IP6B"
+	ip netns exec "$XF_NS_R1" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv6.conf.all.forwarding=1
+}
+
+# Remove what topo_create made; safe when nothing was made.
+topo_destroy() {
+	_topo_names
+	local ns
+	for ns in "$XF_NS_H1" "$XF_NS_R1" "$XF_NS_H2"; do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+}
+
+# wait_until SECONDS CMD...: poll CMD every 50 ms until it succeeds.
+wait_until() {
+	local limit=$1 i
+	shift
+	for ((i = 0; i < limit * 20; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	"$@"
+}

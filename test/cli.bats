@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The command line: help, usage errors, exit codes, batch mode, -n, JSON.
+bats_require_minimum_version 1.8.2
+
+setup() {
+	load helpers/common
+	_common_setup
+}
+
+# Every object of "xfwd help", and every verb of each.
+objects() {
+	xfwd help | sed -n 's/.*OBJECT := {\(.*\)}.*/\1/p' | tr -d '|'
+}
+
+verbs() {
+	xfwd "$1" help | awk '{ v = ($1 == "Usage:") ? $4 : $3; if (v != "help") print v }'
+}
+
+@test "help at every level exits 0 and prints usage on stdout" {
+	run -0 --separate-stderr xfwd help
+	assert_output --partial "Usage: xfwd [ OPTIONS ] OBJECT"
+	[[ -z $stderr ]]
+	run -0 xfwd -help
+	assert_output --partial "OBJECT := {"
+	run -0 xfwd --help
+	for obj in $(objects); do
+		run -0 --separate-stderr xfwd "$obj" help
+		assert_output --partial "Usage: xfwd $obj"
+		[[ -z $stderr ]]
+		for verb in $(verbs "$obj"); do
+			run -0 xfwd "$obj" "$verb" help
+			assert_output --partial "xfwd $obj $verb"
+		done
+	done
+}
+
+@test "-V prints the version" {
+	run -0 xfwd -V
+	assert_output --regexp '^xfwd [0-9]+\.[0-9]+\.[0-9]+ \(libbpf [0-9.]+\)$'
+}
+
+# Each usage error: exit 2, nothing on stdout, exactly one Error: line.
+assert_usage_error() {
+	run -2 --separate-stderr xfwd "$@"
+	assert_equal "$output" ""
+	assert_equal "$(grep -c '^Error: ' <<<"$stderr")" 1
+	assert_equal "$(wc -l <<<"$stderr")" 1
+}
+
+@test "usage errors exit 2 with one Error line naming the token" {
+	assert_usage_error bogus
+	[[ $stderr == *'"bogus"'* ]]
+	assert_usage_error -Z feature
+	assert_usage_error -n
+	assert_usage_error feature bogus
+	assert_usage_error feature show bogus
+	assert_usage_error feature show dev
+	assert_usage_error feature show dev 0123456789abcdefghij
+	assert_usage_error feature show dev lo dev lo
+	assert_usage_error -n 'a/b' feature
+}
+
+@test "no object prints usage on stderr and exits 2" {
+	run -2 --separate-stderr xfwd
+	assert_equal "$output" ""
+	[[ $stderr == *"Usage: xfwd"* ]]
+}
+
+@test "unknown verb names the object's help" {
+	run -2 --separate-stderr xfwd feature frobnicate
+	assert_equal "$stderr" 'Error: unknown command "frobnicate"; try "xfwd feature help".'
+}
+
+@test "unique prefixes are accepted for objects and verbs" {
+	run -0 xfwd fe help
+	assert_output --partial "Usage: xfwd feature"
+	run -0 xfwd fea sh help
+	assert_output --partial "xfwd feature show"
+}
+
+@test "a missing namespace fails with exit 1" {
+	run -1 --separate-stderr xfwd -n xfwd-no-such-ns feature
+	assert_equal "$output" ""
+	[[ $stderr == 'Error: cannot open network namespace "xfwd-no-such-ns"'* ]]
+}
+
+@test "batch: a missing file fails with exit 1" {
+	run -1 --separate-stderr xfwd -b /nonexistent/xfwd-batch
+	[[ $stderr == Error:* ]]
+}
+
+@test "batch: a usage error names the line and stops" {
+	printf 'feature help\n\n# comment\nfeature bogus\nfeature help\n' >"$BATS_TEST_TMPDIR/b"
+	run -2 --separate-stderr xfwd -b "$BATS_TEST_TMPDIR/b"
+	assert_equal "$(grep -c 'Usage: xfwd feature' <<<"$output")" 1
+	[[ $stderr == *'batch line 4 of'* ]]
+}
+
+@test "batch: -force goes on after a failure" {
+	printf 'feature help\nfeature bogus\nfeature help\n' >"$BATS_TEST_TMPDIR/b"
+	run -2 --separate-stderr xfwd -force -b "$BATS_TEST_TMPDIR/b"
+	assert_equal "$(grep -c 'Usage: xfwd feature' <<<"$output")" 2
+	[[ $stderr == *'batch line 2 of'* ]]
+}
+
+@test "batch from stdin with quoted words" {
+	run -0 bash -c "printf '\"feature\" '\''help'\''\n' | xfwd -b -"
+	assert_output --partial "Usage: xfwd feature"
+}
+
+@test "every verb appears in help, the man pages and the completion" {
+	local obj verb page
+	source /usr/share/bash-completion/bash_completion
+	source "$XF_TOP/completions/xfwd"
+	for obj in $(objects); do
+		page="$XF_TOP/man/man8/xfwd-$obj.8.in"
+		[[ -f $page ]] || page="$XF_TOP/man/man8/xfwd.8.in"
+		grep -q "^\.B $obj\$\|\\\\fB$obj\\\\fR\|^\.B xfwd $obj\|^$obj\$" "$XF_TOP/man/man8/xfwd.8.in" ||
+			fail "object $obj missing from xfwd.8"
+		COMP_WORDS=(xfwd "${obj:0:2}") COMP_CWORD=1 COMP_LINE="xfwd ${obj:0:2}"
+		COMP_POINT=${#COMP_LINE}
+		_xfwd
+		[[ " ${COMPREPLY[*]} " == *" $obj "* ]] || fail "completion lacks object $obj"
+		for verb in $(verbs "$obj"); do
+			grep -q "xfwd $obj $verb\|^\.B $verb\b\|fB$verb\\\\fR" "$page" ||
+				fail "verb $obj $verb missing from $(basename "$page")"
+			COMP_WORDS=(xfwd "$obj" "") COMP_CWORD=2 COMP_LINE="xfwd $obj "
+			COMP_POINT=${#COMP_LINE}
+			_xfwd
+			[[ " ${COMPREPLY[*]} " == *" $verb "* ]] ||
+				fail "completion lacks $obj $verb"
+		done
+	done
+}
+
+@test "completion offers keyword choices from the grammar" {
+	source /usr/share/bash-completion/bash_completion
+	source "$XF_TOP/completions/xfwd"
+	COMP_WORDS=(xfwd feature show "") COMP_CWORD=3 COMP_LINE="xfwd feature show "
+	COMP_POINT=${#COMP_LINE}
+	_xfwd
+	assert_equal "${COMPREPLY[*]}" "dev"
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# xfwd feature: the kernel probes and the per-interface XDP answers, as this
+# 6.18 development kernel really gives them (see shared/environment.md).
+bats_require_minimum_version 1.8.2
+# bats file_tags=root
+
+load helpers/common
+
+KERNEL_KEYS="clone_redirect cls_bpf fib_direct fib_lookup fib_mark fib_output \
+fib_skip_neigh fib_src fib_tbid freplace jit netkit peer_egress redirect \
+redirect_map redirect_neigh redirect_peer tcx xdp_link"
+
+setup_file() {
+	_need_root
+	topo_create
+}
+
+teardown_file() {
+	topo_destroy
+}
+
+setup() {
+	_common_setup
+}
+
+# feature_json [ARGS...]: run "xfwd -n r1 -j feature ARGS" into $json; stdout
+# must be pure JSON and stderr empty.
+feature_json() {
+	run -0 --separate-stderr xfwd -n "$XF_NS_R1" -j feature "$@"
+	[[ -z $stderr ]]
+	json=$output
+	run -0 jq -e . <<<"$json"
+}
+
+# jqr FILTER: one raw value of $json.
+jqr() {
+	run -0 jq -r "$1" <<<"$json"
+}
+
+@test "every kernel probe has a stable key, a yes/no and a reason" {
+	feature_json
+	jqr '.kernel | keys | join(" ")'
+	assert_output "$(tr -s ' ' <<<"$KERNEL_KEYS")"
+	jqr '[.kernel[] | (.supported | type == "boolean") and
+	      (.detail | type == "string" and length > 0)] | all'
+	assert_output true
+	jqr '[.kernel[] | .detail == "not probed"] | any'
+	assert_output false
+}
+
+@test "this kernel: JIT, XDP links, tcx, cls_bpf and every fib flag" {
+	feature_json
+	for key in jit xdp_link tcx cls_bpf fib_lookup fib_direct fib_output \
+		fib_skip_neigh fib_tbid fib_src fib_mark redirect redirect_map \
+		redirect_peer redirect_neigh clone_redirect; do
+		jqr ".kernel.$key.supported"
+		assert_output true
+	done
+}
+
+@test "redirect_peer egress flag: no, the helper would drop" {
+	feature_json
+	jqr '.kernel.peer_egress.supported'
+	assert_output false
+	jqr '.kernel.peer_egress.detail'
+	assert_output --partial "TC_ACT_SHOT"
+}
+
+@test "freplace: no, the load is refused with EPERM" {
+	feature_json
+	jqr '.kernel.freplace.supported'
+	assert_output false
+	jqr '.kernel.freplace.detail'
+	assert_output --partial "EPERM"
+}
+
+@test "netkit: no, the device type is not in this kernel" {
+	feature_json
+	jqr '.kernel.netkit.supported'
+	assert_output false
+	jqr '.kernel.netkit.detail'
+	assert_output --partial "EOPNOTSUPP"
+}
+
+@test "the probes leave nothing behind in any namespace" {
+	feature_json
+	run -0 ip -n "$XF_NS_R1" -o link show
+	refute_output --partial "xf0"
+	refute_output --partial "xfnk0"
+	run -0 ip -o link show
+	refute_output --partial "xf0@"
+	run -0 ip -n "$XF_NS_R1" -d link show veth1
+	refute_output --partial "prog/xdp"
+}
+
+@test "both veths of r1 are listed with native and generic XDP" {
+	feature_json
+	jqr '[.interfaces[].dev] | sort | join(" ")'
+	assert_output "lo veth1 veth2"
+	for dev in veth1 veth2; do
+		jqr ".interfaces[] | select(.dev == \"$dev\") |
+		     [.kind, .xdp_native, .xdp_generic, .xdp_attached] | join(\" \")"
+		assert_output "veth true true none"
+		jqr ".interfaces[] | select(.dev == \"$dev\") | .xdp_features"
+		assert_output --regexp '(^|,)basic(,|$)'
+		assert_output --regexp '(^|,)redirect(,|$)'
+	done
+	jqr '.interfaces[] | select(.dev == "lo") | [.kind, .xdp_native] | join(" ")'
+	assert_output "loopback false"
+}
+
+@test "feature show dev veth1 lists that interface only" {
+	local ifindex
+	ifindex=$(ip -n "$XF_NS_R1" -j link show veth1 | jq '.[0].ifindex')
+	feature_json show dev veth1
+	jqr '.interfaces | length'
+	assert_output 1
+	jqr '.interfaces[0] | "\(.dev) \(.ifindex)"'
+	assert_output "veth1 $ifindex"
+	jqr '.kernel | length > 0'
+	assert_output true
+}
+
+@test "a veth takes XDP redirects only once its peer has GRO on" {
+	feature_json show dev veth1
+	jqr '.interfaces[0].redirect_target'
+	assert_output false
+	jqr '.interfaces[0].detail'
+	assert_output --partial "dropped"
+	ip netns exec "$XF_NS_H1" ethtool -K veth0 gro on
+	feature_json show dev veth1
+	ip netns exec "$XF_NS_H1" ethtool -K veth0 gro off
+	jqr '.interfaces[0].redirect_target'
+	assert_output true
+	jqr '.interfaces[0].xdp_features'
+	assert_output --regexp '(^|,)ndo_xmit(,|$)'
+}
+
+@test "table output: a kernel group and an interfaces table" {
+	run -0 --separate-stderr xfwd -n "$XF_NS_R1" feature show dev veth2
+	[[ -z $stderr ]]
+	assert_line "kernel:"
+	assert_line --regexp '^ +NAME +SUPPORTED +DETAIL$'
+	assert_line --regexp '^ +peer_egress +no +kernel lacks BPF_F_EGRESS'
+	assert_line --regexp '^ +DEV +IFINDEX +KIND +XDP_NATIVE'
+	assert_line --regexp '^ +veth2 +[0-9]+ +veth +yes +yes '
+}
+
+@test "unknown device: exit 1 and one Error line, nothing on stdout" {
+	run --separate-stderr xfwd -n "$XF_NS_R1" -j feature show dev nosuch0
+	[[ $status -eq 1 ]]
+	[[ -z $output ]]
+	[[ ${#stderr_lines[@]} -eq 1 ]]
+	[[ $stderr == 'Error: device "nosuch0" does not exist.' ]]
+}
+
+@test "usage errors exit 2 with one Error line" {
+	run -2 --separate-stderr xfwd -n "$XF_NS_R1" feature show dev
+	[[ ${#stderr_lines[@]} -eq 1 && $stderr == Error:* ]]
+	run -2 --separate-stderr xfwd -n "$XF_NS_R1" feature show bogus
+	[[ $stderr == 'Error: unexpected "bogus"; try "xfwd feature help".' ]]
+	run -2 --separate-stderr xfwd -n "$XF_NS_R1" feature show dev veth1 dev veth2
+	[[ ${#stderr_lines[@]} -eq 1 && $stderr == *duplicate* ]]
+}
