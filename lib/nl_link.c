@@ -6,6 +6,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
+#include <linux/veth.h>
 
 #include "nl.h"
 #include "nl_link.h"
@@ -169,4 +170,41 @@ int xf_link_list(struct xf_nl *nl, int (*cb)(const struct xf_link *l, void *arg)
 	ifm->ifi_family = AF_UNSPEC;
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	return xf_nl_dump(nl, nlh, link_walk_cb, &w);
+}
+
+int xf_link_add_veth(struct xf_nl *nl, const char *name, const char *peer)
+{
+	struct nlattr *info, *data, *pinfo;
+	struct ifinfomsg *ifm;
+	struct nlmsghdr *nlh;
+
+	nlh = xf_nl_msg(nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	pinfo = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
+	/* The peer's attributes follow an ifinfomsg of its own. */
+	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg));
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, peer);
+	mnl_attr_nest_end(nlh, pinfo);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	return xf_nl_request(nl, nlh);
+}
+
+int xf_link_add_netkit(struct xf_nl *nl, const char *name)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct nlattr *info;
+
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "netkit");
+	mnl_attr_nest_end(nlh, info);
+	return xf_nl_request(nl, nlh);
 }

@@ -43,5 +43,10 @@ int xf_link_get(struct xf_nl *nl, const char *name, int ifindex, struct xf_link 
 int xf_link_list(struct xf_nl *nl, int (*cb)(const struct xf_link *l, void *arg),
 		 void *arg);
 const char *xf_xdp_mode_name(enum xf_xdp_mode m);
+/* Create a veth pair name <-> peer in this namespace. 0/-errno */
+int xf_link_add_veth(struct xf_nl *nl, const char *name, const char *peer);
+/* Create a netkit pair with the kernel's defaults. 0/-errno (-EOPNOTSUPP
+ * where the kernel has no netkit). */
+int xf_link_add_netkit(struct xf_nl *nl, const char *name);
 
 #endif

@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+
 #include <libmnl/libmnl.h>
 #include <linux/pkt_cls.h>
 #include <linux/pkt_sched.h>
@@ -84,4 +87,38 @@ int xf_tc_filters(struct xf_nl *nl, int ifindex, bool ingress,
 	if (err == -EINVAL || err == -ENOENT)
 		return 0;
 	return err ? err : w.n;
+}
+
+int xf_tc_clsact_add(struct xf_nl *nl, int ifindex)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL);
+	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
+	tcm->tcm_parent = TC_H_CLSACT;
+	mnl_attr_put_strz(nlh, TCA_KIND, "clsact");
+	return xf_nl_request(nl, nlh);
+}
+
+int xf_tc_bpf_add(struct xf_nl *nl, int ifindex, bool ingress, int fd, const char *name)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL);
+	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+	struct nlattr *opts;
+
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_parent = TC_H_MAKE(TC_H_CLSACT,
+				    ingress ? TC_H_MIN_INGRESS : TC_H_MIN_EGRESS);
+	tcm->tcm_handle = 1;
+	tcm->tcm_info = TC_H_MAKE(1U << 16, htons(ETH_P_ALL));
+	mnl_attr_put_strz(nlh, TCA_KIND, "bpf");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_BPF_FD, fd);
+	mnl_attr_put_strz(nlh, TCA_BPF_NAME, name);
+	mnl_attr_put_u32(nlh, TCA_BPF_FLAGS, TCA_BPF_FLAG_ACT_DIRECT);
+	mnl_attr_nest_end(nlh, opts);
+	return xf_nl_request(nl, nlh);
 }

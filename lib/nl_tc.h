@@ -21,4 +21,10 @@ struct xf_tc_filter {
 int xf_tc_filters(struct xf_nl *nl, int ifindex, bool ingress,
 		  struct xf_tc_filter *out, int max);
 
+/* Add a clsact qdisc to ifindex. 0/-errno (-EEXIST when there is one). */
+int xf_tc_clsact_add(struct xf_nl *nl, int ifindex);
+/* Add a cls_bpf filter in direct-action mode, prio 1 handle 1, running the
+ * program fd on the ingress or egress hook of clsact. 0/-errno */
+int xf_tc_bpf_add(struct xf_nl *nl, int ifindex, bool ingress, int fd, const char *name);
+
 #endif

@@ -18,14 +18,12 @@
 #include <libmnl/libmnl.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
-#include <linux/pkt_cls.h>
-#include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
-#include <linux/veth.h>
 
 #include "xfwd_compat.h"
 #include "nl.h"
 #include "nl_link.h"
+#include "nl_tc.h"
 #include "probe.h"
 #include "probe.skel.h"
 #include "probe_ext.skel.h"
@@ -389,77 +387,6 @@ int xf_probe_netns_run(int (*fn)(void *arg, void *res, size_t len), void *arg,
 	return ret;
 }
 
-int xf_probe_veth_add(struct xf_nl *nl, const char *name, const char *peer)
-{
-	struct nlattr *info, *data, *pinfo;
-	struct ifinfomsg *ifm;
-	struct nlmsghdr *nlh;
-
-	nlh = xf_nl_msg(nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	ifm->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
-	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
-	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
-	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
-	pinfo = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
-	/* The peer's attributes follow an ifinfomsg of its own. */
-	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg));
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, peer);
-	mnl_attr_nest_end(nlh, pinfo);
-	mnl_attr_nest_end(nlh, data);
-	mnl_attr_nest_end(nlh, info);
-	return xf_nl_request(nl, nlh);
-}
-
-static int probe_clsact_add(struct xf_nl *nl, int ifindex)
-{
-	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL);
-	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
-
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = ifindex;
-	tcm->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
-	tcm->tcm_parent = TC_H_CLSACT;
-	mnl_attr_put_strz(nlh, TCA_KIND, "clsact");
-	return xf_nl_request(nl, nlh);
-}
-
-/* tc filter add dev IFINDEX ingress prio 1 handle 1 bpf da fd FD */
-static int probe_cls_bpf_add(struct xf_nl *nl, int ifindex, int fd, const char *name)
-{
-	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL);
-	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
-	struct nlattr *opts;
-
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = ifindex;
-	tcm->tcm_parent = TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS);
-	tcm->tcm_handle = 1;
-	tcm->tcm_info = TC_H_MAKE(1U << 16, htons(ETH_P_ALL));
-	mnl_attr_put_strz(nlh, TCA_KIND, "bpf");
-	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-	mnl_attr_put_u32(nlh, TCA_BPF_FD, fd);
-	mnl_attr_put_strz(nlh, TCA_BPF_NAME, name);
-	mnl_attr_put_u32(nlh, TCA_BPF_FLAGS, TCA_BPF_FLAG_ACT_DIRECT);
-	mnl_attr_nest_end(nlh, opts);
-	return xf_nl_request(nl, nlh);
-}
-
-static int probe_netkit_add(struct xf_nl *nl, const char *name)
-{
-	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	struct nlattr *info;
-
-	ifm->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
-	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
-	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "netkit");
-	mnl_attr_nest_end(nlh, info);
-	return xf_nl_request(nl, nlh);
-}
-
 struct attach_res {
 	struct xf_probe xdp_link, tcx, cls_bpf, netkit;
 };
@@ -492,10 +419,10 @@ static void attach_links(struct attach_res *r, struct xf_nl *nl, struct probe_bp
 	attach_answer(&r->tcx, bpf_link_create(tc, if0, (enum bpf_attach_type)
 					       XF_BPF_TCX_INGRESS, NULL),
 		      "bpf_link_create(BPF_TCX_INGRESS)");
-	err = probe_clsact_add(nl, if1);
+	err = xf_tc_clsact_add(nl, if1);
 	if (err)
 		probe_set(&r->cls_bpf, false, err, "cannot add a clsact qdisc");
-	else if ((err = probe_cls_bpf_add(nl, if1, tc, "xf_tc_pass")))
+	else if ((err = xf_tc_bpf_add(nl, if1, true, tc, "xf_tc_pass")))
 		probe_set(&r->cls_bpf, false, err, "cannot add a cls_bpf filter");
 	else
 		probe_set(&r->cls_bpf, true, 0, "clsact qdisc and cls_bpf direct-action filter");
@@ -515,7 +442,7 @@ static int attach_child(void *arg, void *res, size_t len)
 		attach_all_no(r, err, "no netlink socket");
 		return 0;
 	}
-	err = xf_probe_veth_add(nl, "xf0", "xf1");
+	err = xf_link_add_veth(nl, "xf0", "xf1");
 	if0 = if_nametoindex("xf0");
 	if1 = if_nametoindex("xf1");
 	if (err || !if0 || !if1)
@@ -526,7 +453,7 @@ static int attach_child(void *arg, void *res, size_t len)
 		attach_links(r, nl, skel, if0, if1);
 	probe_bpf__destroy(skel);
 
-	err = probe_netkit_add(nl, "xfnk0");
+	err = xf_link_add_netkit(nl, "xfnk0");
 	if (!err)
 		probe_set(&r->netkit, true, 0, "a netkit pair can be created");
 	else if (err == -EOPNOTSUPP)

@@ -103,8 +103,5 @@ const char *xf_xdp_features_str(uint64_t flags, char *buf, size_t len);
  * -errno when the child could not run or died. */
 int xf_probe_netns_run(int (*fn)(void *arg, void *res, size_t len), void *arg,
 		       void *res, size_t len, bool quiet);
-/* Create a veth pair name <-> peer in the current namespace (down, no
- * addresses). 0/-errno; a kernel extack is printed as an Error line. */
-int xf_probe_veth_add(struct xf_nl *nl, const char *name, const char *peer);
 
 #endif
