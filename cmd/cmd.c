@@ -42,7 +42,7 @@ void cmd_usage(const struct object *obj)
 	for (c = obj->cmds; c->name; c++)
 		printf("%s xfwd %s %-*s %s\n", c == obj->cmds ? "Usage:" : "      ",
 		       obj->name, w, c->name, c->help);
-	printf("%*s xfwd %s %-*s\n", 6, "", obj->name, w, "help");
+	printf("%*s xfwd %s help\n", 6, "", obj->name);
 }
 
 int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a)

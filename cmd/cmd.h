@@ -52,5 +52,6 @@ struct xf_nl *xfwd_nl(struct xfwd *x);
 int xfwd_lock(struct xfwd *x);
 
 extern const struct object feature_object;
+extern const struct object route_object;
 
 #endif

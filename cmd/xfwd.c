@@ -19,6 +19,7 @@
 #define BATCH_MAX_WORDS 128
 
 static const struct object *const objects[] = {
+	&route_object,
 	&feature_object,
 };
 #define N_OBJECTS (int)(sizeof(objects) / sizeof(objects[0]))

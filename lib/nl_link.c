@@ -208,3 +208,46 @@ int xf_link_add_netkit(struct xf_nl *nl, const char *name)
 	mnl_attr_nest_end(nlh, info);
 	return xf_nl_request(nl, nlh);
 }
+
+struct addr_walk {
+	int ifindex;
+	int family;
+	struct xf_addr *out;
+	bool found;
+};
+
+static int addr_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+	struct addr_walk *w = arg;
+	const struct nlattr *a;
+	size_t alen = w->family == AF_INET ? 4 : 16;
+
+	if (w->found || nlh->nlmsg_type != RTM_NEWADDR || ifa->ifa_family != w->family ||
+	    (int)ifa->ifa_index != w->ifindex || ifa->ifa_scope != RT_SCOPE_UNIVERSE)
+		return 0;
+	mnl_attr_for_each(a, nlh, sizeof(*ifa)) {
+		if (mnl_attr_get_type(a) != IFA_ADDRESS || mnl_attr_get_payload_len(a) != alen)
+			continue;
+		memset(w->out, 0, sizeof(*w->out));
+		w->out->family = w->family;
+		w->out->plen = ifa->ifa_prefixlen;
+		memcpy(w->out->bytes, mnl_attr_get_payload(a), alen);
+		w->found = true;
+	}
+	return 0;
+}
+
+int xf_addr_first(struct xf_nl *nl, int ifindex, int family, struct xf_addr *out)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETADDR, NLM_F_DUMP);
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	struct addr_walk w = { ifindex, family, out, false };
+	int err;
+
+	ifa->ifa_family = family;
+	err = xf_nl_dump(nl, nlh, addr_cb, &w);
+	if (err)
+		return err;
+	return w.found ? 0 : -EADDRNOTAVAIL;
+}

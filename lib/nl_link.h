@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <net/if.h>
 
+#include "arg.h"
+
 struct xf_nl;
 
 enum xf_xdp_mode {
@@ -48,5 +50,8 @@ int xf_link_add_veth(struct xf_nl *nl, const char *name, const char *peer);
 /* Create a netkit pair with the kernel's defaults. 0/-errno (-EOPNOTSUPP
  * where the kernel has no netkit). */
 int xf_link_add_netkit(struct xf_nl *nl, const char *name);
+/* The first global address of family on ifindex, with its prefix length.
+ * 0, -EADDRNOTAVAIL when it has none, or -errno. */
+int xf_addr_first(struct xf_nl *nl, int ifindex, int family, struct xf_addr *out);
 
 #endif

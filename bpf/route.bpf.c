@@ -1,0 +1,721 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* route: IPv4/IPv6 forwarding fast path on XDP and tc, decided by the kernel's FIB.
+ *
+ * One loaded instance serves every interface of the forwarding set in a
+ * network namespace: userspace attaches the same xf_route_xdp (or
+ * xf_route_tc) fd to each device and pins the maps. Everything that is per
+ * interface lives in maps keyed by ifindex, so a second `attach` changes
+ * flags without reloading and the hooks can be mixed (XDP on one device, tc
+ * on another) while sharing the set.
+ *
+ *  xf_rt_ifcfg  HASH ifindex -> struct xf_route_ifcfg: set membership,
+ *               XDP-xmit ability, rp_filter, family, lookup mode, neigh
+ *               redirect, the ingress MAC and the counter slot.
+ *  xf_tx_ports  DEVMAP_HASH ifindex -> ifindex: the XDP egress targets. Only
+ *               set members that can take XDP frames are in it, so the
+ *               redirect itself is the membership test on the XDP fast path.
+ *  xf_rt_stats  PERCPU_ARRAY [slot * XF_RR_MAX + reason] -> packets, bytes.
+ *               Counted per ingress interface; a slot instead of a hash on
+ *               (ifindex, reason) keeps the per-packet cost at one hash
+ *               lookup (the ingress config).
+ *  xf_rt_trace  ARRAY[1] -> struct xf_route_trace: written only by runs
+ *               that carry the trace record (route get's BPF_PROG_RUN),
+ *               which are not counted.
+ *
+ * The fast path only forwards what the kernel would forward to the same
+ * place with the same bytes; everything else goes to the kernel untouched
+ * (XDP_PASS, TC_ACT_UNSPEC) with its reason counted. Choices:
+ *  - IPv4 fragments are forwarded: ip_forward() does not reassemble, and
+ *    they are looked up without ports, as the kernel's flow dissector does.
+ *  - IPv4 169.254/16 is forwarded when the FIB says so (Linux does); only
+ *    IPv6 link-local is special in the kernel (ICMP "not neighbour").
+ *  - Sources the kernel drops as martians (0/8, 127/8, multicast, limited
+ *    broadcast; ::, ::1, multicast, v4-mapped) are passed, since
+ *    bpf_fib_lookup() looks at the destination only.
+ *  - Egress == ingress is passed: the kernel may send an ICMP redirect.
+ *  - rp_filter (IPv4 only, as in the kernel) is a second lookup with the
+ *    addresses swapped; strict needs it to leave through the ingress
+ *    device, loose only needs a unicast route back.
+ *  - Ethernet padding after the IP packet is cut before forwarding, as
+ *    ip_rcv()/ipv6_rcv() do.
+ *  - tc, GSO: the FIB's MTU check gets the length of one segment (TCP: IP
+ *    + TCP header + gso_size) so a 64k TSO packet is not passed for being
+ *    larger than the MTU; other GSO types also go through bpf_check_mtu()
+ *    with BPF_MTU_CHK_SEGS, the kernel's own segment length check.
+ *  - tc: IPv4 gets skb->priority from the TOS as ip_forward() sets it;
+ *    CHECKSUM_COMPLETE stays right (the TTL/checksum pair is sum-neutral,
+ *    the IPv6 hop limit change goes through bpf_csum_update()).
+ * Netfilter, xfrm policies and IPv6 router alert are bypassed, as in every
+ * XDP/tc forwarder.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/pkt_cls.h>
+#include <linux/tcp.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "xfwd_bpf.h"
+
+#define XF_AF_INET 2
+#define XF_AF_INET6 10
+#define XF_IP_MF 0x2000
+#define XF_IP_OFFSET 0x1fff
+#define XF_IPPROTO_DCCP 33
+#define XF_IPPROTO_UDPLITE 136
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XF_RT_MAX_IF);
+	__type(key, __u32);
+	__type(value, struct xf_route_ifcfg);
+} xf_rt_ifcfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, XF_RT_MAX_IF);
+	__type(key, __u32);
+	__type(value, __u32);
+} xf_tx_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XF_RT_STATS_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct xf_route_stat);
+} xf_rt_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xf_route_trace);
+} xf_rt_trace SEC(".maps");
+
+enum xf_rt_hook { XF_RT_XDP, XF_RT_TC };
+
+/* What one packet's decision needs and produces, for both hooks. */
+struct xf_rt_md {
+	struct bpf_fib_lookup fib;	/* input, then the FIB's answer */
+	__u32 iif;
+	__u32 len;			/* whole packet, Ethernet included */
+	__u32 gso_size;			/* tc: skb gso_size, else 0 */
+	__u32 mark;			/* tc: skb->mark, else 0 */
+	__u32 cfl;			/* ingress XF_RTIF_* flags */
+	__u32 l3len;			/* IP length from the header */
+	__s32 fib_rc;
+	__s32 rp_rc;
+	__u32 rp_oif;
+	__u32 tflags;			/* XF_RTT_* */
+	__u16 mac[3];			/* ingress address (XDP) */
+	__u8 pkt_type;			/* tc: skb->pkt_type */
+	__u8 vlan;			/* tc: skb has an offloaded tag */
+	__u8 gso_segcheck;		/* tc: GSO seglen not derived, check */
+	__u8 v4;			/* the packet is IPv4 */
+	__u8 tos;			/* IPv4 TOS, for skb->priority */
+};
+
+#define XF_PKT_BY_MAC 0xff		/* XDP: compare with the ifcfg MAC */
+
+static __always_inline int xf_ipv4_csum_ok(const struct iphdr *iph)
+{
+	const __u16 *w = (const __u16 *)iph;
+	__u32 sum = 0;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < (int)sizeof(*iph) / 2; i++)
+		sum += w[i];
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+/* Sources and destinations that ip_route_input_slow() refuses. */
+static __always_inline int xf_ipv4_martian(__be32 saddr, __be32 daddr)
+{
+	__u32 s = bpf_ntohl(saddr), d = bpf_ntohl(daddr);
+
+	if ((s >> 24) == 0 || (s >> 24) == 127 || (s >> 28) == 0xe ||
+	    s == 0xffffffff)
+		return 1;
+	return (d >> 24) == 0 || (d >> 24) == 127;
+}
+
+/* Sources and destinations that ipv6_rcv()/ip6_forward() drop. */
+static __always_inline int xf_ipv6_martian(const __u32 *s, const __u32 *d)
+{
+	if ((s[0] & bpf_htonl(0xff000000)) == bpf_htonl(0xff000000))
+		return 1;
+	if (!s[0] && !s[1]) {
+		if (!s[2] && (!s[3] || s[3] == bpf_htonl(1)))
+			return 1;
+		if (s[2] == bpf_htonl(0xffff))
+			return 1;
+	}
+	return !d[0] && !d[1] && !d[2] && (!d[3] || d[3] == bpf_htonl(1));
+}
+
+static __always_inline int xf_ipv6_link_local(const __u32 *a)
+{
+	return (a[0] & bpf_htonl(0xffc00000)) == bpf_htonl(0xfe800000);
+}
+
+/* Protocols whose first four bytes are the ports, as the flow dissector
+ * reads them for FIB rules and multipath hashing. */
+static __always_inline int xf_has_ports(__u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_SCTP || proto == XF_IPPROTO_UDPLITE ||
+	       proto == XF_IPPROTO_DCCP;
+}
+
+/* Ports and, for a GSO skb, the length of one segment as the FIB's MTU
+ * check must see it. Returns the length for tot_len. */
+static __always_inline __u32 xf_rt_l4(void *l4, void *data_end, __u8 proto,
+				      int first_frag, __u32 l3hdr,
+				      struct xf_rt_md *md)
+{
+	__u32 len = md->l3len;
+
+	if (first_frag && xf_has_ports(proto) && l4 + 4 <= data_end) {
+		md->fib.sport = *(__be16 *)l4;
+		md->fib.dport = *(__be16 *)(l4 + 2);
+	}
+	if (!md->gso_size)
+		return len;
+	if (proto == IPPROTO_TCP && l4 + sizeof(struct tcphdr) <= data_end) {
+		struct tcphdr *th = l4;
+
+		return l3hdr + th->doff * 4 + md->gso_size;
+	}
+	/* UDP (USO or a tunnel), GRE, ...: a lower bound for the FIB check,
+	 * the exact check is bpf_check_mtu(BPF_MTU_CHK_SEGS) later. */
+	md->gso_segcheck = 1;
+	return l3hdr + (proto == IPPROTO_UDP ? 8 : 0) + md->gso_size;
+}
+
+static __always_inline __u32 xf_rt_fib_reason(int rc)
+{
+	switch (rc) {
+	case BPF_FIB_LKUP_RET_BLACKHOLE:
+		return XF_RR_BLACKHOLE;
+	case BPF_FIB_LKUP_RET_UNREACHABLE:
+		return XF_RR_UNREACHABLE;
+	case BPF_FIB_LKUP_RET_PROHIBIT:
+		return XF_RR_PROHIBIT;
+	case BPF_FIB_LKUP_RET_NOT_FWDED:
+		return XF_RR_NOT_FORWARDED;
+	case BPF_FIB_LKUP_RET_FWD_DISABLED:
+		return XF_RR_FWD_DISABLED;
+	case BPF_FIB_LKUP_RET_UNSUPP_LWT:
+		return XF_RR_LWT;
+	case BPF_FIB_LKUP_RET_NO_NEIGH:
+		return XF_RR_NO_NEIGH;
+	case BPF_FIB_LKUP_RET_FRAG_NEEDED:
+		return XF_RR_MTU;
+	case BPF_FIB_LKUP_RET_NO_SRC_ADDR:
+		return XF_RR_NO_SRC_ADDR;
+	default:
+		return XF_RR_FIB_ERROR;
+	}
+}
+
+/* Why egress oif is not usable, for a packet the FIB would forward. */
+static __always_inline __u32 xf_rt_egress_reason(__u32 oif, int xdp)
+{
+	struct xf_route_ifcfg *ocfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &oif);
+
+	if (!ocfg || !(ocfg->flags & XF_RTIF_IN_SET))
+		return XF_RR_NOT_IN_SET;
+	/* In the set but not in the devmap: userspace found it cannot take
+	 * XDP frames (or is about to add it). */
+	return xdp ? XF_RR_NO_XMIT : XF_RR_FORWARDED;
+}
+
+/*
+ * The decision, shared by both hooks: parse, look up, and say whether the
+ * packet can be forwarded (XF_RR_FORWARDED, md->fib holds egress and MACs,
+ * or XF_RR_NO_NEIGH with the next hop in md->fib) or why not. Does not
+ * touch the packet.
+ */
+static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
+					  struct xf_rt_md *md, enum xf_rt_hook hook)
+{
+	struct bpf_fib_lookup *fib = &md->fib;
+	struct ethhdr *eth = data;
+	__u32 flags = 0, l3hdr;
+	__u8 proto, ttl;
+	int rc;
+
+	if ((void *)(eth + 1) > data_end)
+		return XF_RR_BAD_LEN;
+	if (eth->h_proto == bpf_htons(ETH_P_8021Q) ||
+	    eth->h_proto == bpf_htons(ETH_P_8021AD) || md->vlan)
+		return XF_RR_VLAN;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		if (!(md->cfl & XF_RTIF_INET))
+			return XF_RR_FAMILY;
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		if (!(md->cfl & XF_RTIF_INET6))
+			return XF_RR_FAMILY;
+	} else {
+		return XF_RR_NOT_IP;
+	}
+
+	/* ip_forward()/ip6_forward() take PACKET_HOST only. */
+	if (eth->h_dest[0] & 1)
+		return XF_RR_MULTICAST;
+	if (md->pkt_type == XF_PKT_BY_MAC) {
+		const __u16 *d = (const __u16 *)eth->h_dest;
+
+		if ((d[0] ^ md->mac[0]) | (d[1] ^ md->mac[1]) |
+		    (d[2] ^ md->mac[2]))
+			return XF_RR_OTHER_HOST;
+	} else if (md->pkt_type != PACKET_HOST) {
+		return XF_RR_OTHER_HOST;
+	}
+
+	fib->ifindex = md->iif;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *iph = data + ETH_HLEN;
+		int first_frag;
+
+		if ((void *)(iph + 1) > data_end)
+			return XF_RR_BAD_LEN;
+		if (iph->version != 4 || iph->ihl < 5)
+			return XF_RR_BAD_LEN;
+		if (iph->ihl > 5)
+			return XF_RR_IPV4_OPTIONS;
+		if (!xf_ipv4_csum_ok(iph))
+			return XF_RR_BAD_CSUM;
+		md->l3len = bpf_ntohs(iph->tot_len);
+		/* BIG TCP: a GSO packet over 64k has tot_len 0. */
+		if (!md->l3len && md->gso_size)
+			md->l3len = md->len - ETH_HLEN;
+		if (md->l3len < sizeof(*iph) || md->l3len > md->len - ETH_HLEN)
+			return XF_RR_BAD_LEN;
+		if ((bpf_ntohl(iph->daddr) >> 28) == 0xe ||
+		    iph->daddr == 0xffffffff)
+			return XF_RR_MULTICAST;
+		if (xf_ipv4_martian(iph->saddr, iph->daddr))
+			return XF_RR_MARTIAN;
+
+		proto = iph->protocol;
+		ttl = iph->ttl;
+		md->v4 = 1;
+		md->tos = iph->tos;
+		fib->family = XF_AF_INET;
+		fib->tos = iph->tos;
+		fib->l4_protocol = proto;
+		fib->ipv4_src = iph->saddr;
+		fib->ipv4_dst = iph->daddr;
+		first_frag = !(iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET));
+		l3hdr = sizeof(*iph);
+		fib->tot_len = xf_rt_l4(iph + 1, data_end, proto, first_frag,
+					l3hdr, md);
+	} else {
+		struct ipv6hdr *ip6h = data + ETH_HLEN;
+
+		if ((void *)(ip6h + 1) > data_end)
+			return XF_RR_BAD_LEN;
+		if (ip6h->version != 6)
+			return XF_RR_BAD_LEN;
+		if (ip6h->nexthdr == 0)
+			return XF_RR_IPV6_EXT;
+		md->l3len = sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
+		/* BIG TCP without a jumbo header: payload_len 0. */
+		if (md->l3len == sizeof(*ip6h) && md->gso_size)
+			md->l3len = md->len - ETH_HLEN;
+		if (md->l3len > md->len - ETH_HLEN)
+			return XF_RR_BAD_LEN;
+		if ((ip6h->daddr.in6_u.u6_addr32[0] & bpf_htonl(0xff000000)) ==
+		    bpf_htonl(0xff000000))
+			return XF_RR_MULTICAST;
+		if (xf_ipv6_martian(ip6h->saddr.in6_u.u6_addr32,
+				    ip6h->daddr.in6_u.u6_addr32))
+			return XF_RR_MARTIAN;
+		if (xf_ipv6_link_local(ip6h->saddr.in6_u.u6_addr32) ||
+		    xf_ipv6_link_local(ip6h->daddr.in6_u.u6_addr32))
+			return XF_RR_LINK_LOCAL;
+
+		proto = ip6h->nexthdr;
+		ttl = ip6h->hop_limit;
+		fib->family = XF_AF_INET6;
+		fib->flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
+		fib->l4_protocol = proto;
+		__builtin_memcpy(fib->ipv6_src, &ip6h->saddr, 16);
+		__builtin_memcpy(fib->ipv6_dst, &ip6h->daddr, 16);
+		l3hdr = sizeof(*ip6h);
+		fib->tot_len = xf_rt_l4(ip6h + 1, data_end, proto, 1, l3hdr, md);
+	}
+
+	if (md->cfl & XF_RTIF_DIRECT) {
+		flags |= BPF_FIB_LOOKUP_DIRECT;
+	} else if (md->mark) {
+		/* tc: the input route lookup uses skb->mark. Kernels before
+		 * 6.10 refuse the flag: fib_error, passed. */
+		flags |= BPF_FIB_LOOKUP_MARK;
+		fib->mark = md->mark;
+	}
+	rc = bpf_fib_lookup(ctx, fib, sizeof(*fib), flags);
+	md->fib_rc = rc;
+	md->tflags |= XF_RTT_FIB;
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH &&
+	    rc != BPF_FIB_LKUP_RET_FRAG_NEEDED)
+		return xf_rt_fib_reason(rc);
+
+	/* A unicast route exists; now the kernel's order: reverse path
+	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
+	if (md->v4 && (md->cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE))) {
+		struct iphdr *iph = data + ETH_HLEN;
+		struct bpf_fib_lookup rp;
+		int ok;
+
+		if ((void *)(iph + 1) > data_end)
+			return XF_RR_BAD_LEN;
+		__builtin_memset(&rp, 0, sizeof(rp));
+		rp.family = XF_AF_INET;
+		rp.tos = iph->tos;
+		rp.l4_protocol = proto;
+		rp.sport = fib->dport;
+		rp.dport = fib->sport;
+		/* Non-zero: no MTU check against the reverse route (tc's
+		 * lookup checks the skb when tot_len is 0). */
+		rp.tot_len = 1;
+		rp.ifindex = md->iif;
+		rp.ipv4_src = iph->daddr;
+		rp.ipv4_dst = iph->saddr;
+		rc = bpf_fib_lookup(ctx, &rp, sizeof(rp),
+				    flags & BPF_FIB_LOOKUP_DIRECT);
+		md->rp_rc = rc;
+		md->tflags |= XF_RTT_RP;
+		ok = rc == BPF_FIB_LKUP_RET_SUCCESS ||
+		     rc == BPF_FIB_LKUP_RET_NO_NEIGH;
+		if (ok)
+			md->rp_oif = rp.ifindex;
+		if (!ok || ((md->cfl & XF_RTIF_RP_STRICT) && rp.ifindex != md->iif))
+			return XF_RR_RP_FILTER;
+	}
+	if (ttl <= 1)
+		return XF_RR_TTL;
+	if (md->fib_rc == BPF_FIB_LKUP_RET_FRAG_NEEDED)
+		return XF_RR_MTU;
+	if (fib->ifindex == md->iif)
+		return XF_RR_HAIRPIN;
+	if (hook == XF_RT_TC || md->fib_rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
+		__u32 r = xf_rt_egress_reason(fib->ifindex, 0);
+
+		if (r != XF_RR_FORWARDED)
+			return r;
+	}
+	if (md->fib_rc == BPF_FIB_LKUP_RET_NO_NEIGH)
+		return XF_RR_NO_NEIGH;
+	return XF_RR_FORWARDED;
+}
+
+/*
+ * Decrement TTL/hop limit and, when macs is set, write the FIB's MACs. The
+ * IPv4 checksum update is the kernel's ip_decrease_ttl() arithmetic, so the
+ * bytes match what ip_forward() sends. Returns the one's complement change
+ * of the IPv6 header (for CHECKSUM_COMPLETE on tc), 0 for IPv4, -1 when the
+ * headers are not there (cannot happen after xf_rt_decide()).
+ */
+static __always_inline __s64 xf_rt_rewrite(void *data, void *data_end,
+					   const struct xf_rt_md *md, int macs)
+{
+	struct ethhdr *eth = data;
+
+	if ((void *)(eth + 1) > data_end)
+		return -1;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *iph = data + ETH_HLEN;
+		__u32 check;
+
+		if ((void *)(iph + 1) > data_end)
+			return -1;
+		check = iph->check;
+		check += bpf_htons(0x0100);
+		iph->check = (__u16)(check + (check >= 0xffff));
+		iph->ttl--;
+	} else {
+		struct ipv6hdr *ip6h = data + ETH_HLEN;
+		__u16 *w, old;
+
+		if ((void *)(ip6h + 1) > data_end)
+			return -1;
+		w = (__u16 *)&ip6h->nexthdr;
+		old = *w;
+		ip6h->hop_limit--;
+		if (macs) {
+			__builtin_memcpy(eth->h_dest, md->fib.dmac, ETH_ALEN);
+			__builtin_memcpy(eth->h_source, md->fib.smac, ETH_ALEN);
+		}
+		return (__u16)~old + (__u32)*w;
+	}
+	if (macs) {
+		__builtin_memcpy(eth->h_dest, md->fib.dmac, ETH_ALEN);
+		__builtin_memcpy(eth->h_source, md->fib.smac, ETH_ALEN);
+	}
+	return 0;
+}
+
+static __always_inline void xf_rt_done(const struct xf_rt_md *md, __u32 slot,
+				       __u32 reason, int trace, __u32 cookie)
+{
+	struct xf_route_stat *st;
+	__u32 key = 0;
+
+	if (trace) {
+		struct xf_route_trace *t = bpf_map_lookup_elem(&xf_rt_trace, &key);
+
+		if (!t)
+			return;
+		t->cookie = cookie;
+		t->reason = reason;
+		t->flags = md->tflags;
+		t->iif = md->iif;
+		t->fib_rc = md->fib_rc;
+		t->oif = 0;
+		t->mtu = 0;
+		t->nh_family = 0;
+		__builtin_memset(t->nh, 0, sizeof(t->nh));
+		__builtin_memset(t->smac, 0, sizeof(t->smac));
+		__builtin_memset(t->dmac, 0, sizeof(t->dmac));
+		t->rp_rc = md->rp_rc;
+		t->rp_oif = md->rp_oif;
+		if (!(md->tflags & XF_RTT_FIB))
+			return;
+		if (md->fib_rc == BPF_FIB_LKUP_RET_SUCCESS ||
+		    md->fib_rc == BPF_FIB_LKUP_RET_FRAG_NEEDED)
+			t->mtu = md->fib.mtu_result;
+		if (md->fib_rc == BPF_FIB_LKUP_RET_SUCCESS ||
+		    md->fib_rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
+			t->oif = md->fib.ifindex;
+			t->nh_family = md->fib.family;
+			if (md->fib.family == XF_AF_INET)
+				t->nh[0] = md->fib.ipv4_dst;
+			else
+				__builtin_memcpy(t->nh, md->fib.ipv6_dst, 16);
+		}
+		if (md->fib_rc == BPF_FIB_LKUP_RET_SUCCESS) {
+			__builtin_memcpy(t->smac, md->fib.smac, ETH_ALEN);
+			__builtin_memcpy(t->dmac, md->fib.dmac, ETH_ALEN);
+		}
+		return;
+	}
+	if (slot >= XF_RT_MAX_IF)
+		slot = XF_RT_SLOT_NONE;
+	key = XF_RT_STATS_KEY(slot, reason);
+	st = bpf_map_lookup_elem(&xf_rt_stats, &key);
+	if (st) {
+		st->packets++;
+		st->bytes += md->len;
+	}
+}
+
+SEC("xdp")
+int xf_route_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct xf_route_trace_in *tin = (void *)(long)ctx->data_meta;
+	struct xf_route_ifcfg *cfg;
+	struct xf_rt_md md;
+	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0;
+	int trace = 0;
+
+	__builtin_memset(&md, 0, sizeof(md));
+	md.iif = ctx->ingress_ifindex;
+	md.len = data_end - data;
+	md.pkt_type = XF_PKT_BY_MAC;
+	if ((void *)(tin + 1) <= data && tin->magic[0] == XF_RT_TRACE_MAGIC0 &&
+	    tin->magic[1] == XF_RT_TRACE_MAGIC1) {
+		trace = 1;
+		cookie = tin->cookie;
+	}
+	md.tflags = XF_RTT_XDP;
+
+	cfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &md.iif);
+	if (!cfg) {
+		reason = XF_RR_NOT_IN_SET;
+		goto out;
+	}
+	slot = cfg->slot;
+	md.cfl = cfg->flags;
+	__builtin_memcpy(md.mac, cfg->mac, ETH_ALEN);
+
+	reason = xf_rt_decide(ctx, data, data_end, &md, XF_RT_XDP);
+	if (reason != XF_RR_FORWARDED)
+		goto out;
+	/* Redirect first: it only records the target, and a failure leaves
+	 * the packet unmodified for XDP_PASS. */
+	if (bpf_redirect_map(&xf_tx_ports, md.fib.ifindex, 0) != XDP_REDIRECT) {
+		reason = xf_rt_egress_reason(md.fib.ifindex, 1);
+		goto out;
+	}
+	if (md.len > ETH_HLEN + md.l3len) {
+		if (bpf_xdp_adjust_tail(ctx, (int)(ETH_HLEN + md.l3len) - (int)md.len)) {
+			reason = XF_RR_BAD_LEN;
+			goto out;
+		}
+		md.tflags |= XF_RTT_TRIM;
+		data = (void *)(long)ctx->data;
+		data_end = (void *)(long)ctx->data_end;
+	}
+	if (xf_rt_rewrite(data, data_end, &md, 1) < 0)
+		reason = XF_RR_BAD_LEN;
+out:
+	xf_rt_done(&md, slot, reason, trace, cookie);
+	return reason == XF_RR_FORWARDED ? XDP_REDIRECT : XDP_PASS;
+}
+
+/* rt_tos2priority(): the TC_PRIO_* band ip_forward() gives a TOS. */
+static __always_inline __u32 xf_tos2prio(__u8 tos)
+{
+	switch ((tos >> 3) & 3) {
+	case 1:
+		return TC_PRIO_BULK;
+	case 2:
+		return TC_PRIO_INTERACTIVE;
+	case 3:
+		return TC_PRIO_INTERACTIVE_BULK;
+	default:
+		return TC_PRIO_BESTEFFORT;
+	}
+}
+
+/* tc: how much linear data the decision reads (Ethernet, IP header, TCP
+ * base header or the first 8 bytes of others); the maximum while the IP
+ * header itself is not linear yet. */
+static __always_inline __u32 xf_tc_need(void *data, void *data_end)
+{
+	struct ethhdr *eth = data;
+	__u32 l3 = sizeof(struct ipv6hdr);
+	__u8 proto = IPPROTO_TCP;
+
+	if ((void *)(eth + 1) > data_end)
+		return ETH_HLEN + l3 + sizeof(struct tcphdr);
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *iph = (void *)(eth + 1);
+
+		l3 = sizeof(*iph);
+		if ((void *)(iph + 1) <= data_end)
+			proto = iph->protocol;
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6h = (void *)(eth + 1);
+
+		if ((void *)(ip6h + 1) <= data_end)
+			proto = ip6h->nexthdr;
+	} else {
+		return ETH_HLEN;
+	}
+	return ETH_HLEN + l3 + (proto == IPPROTO_TCP ? sizeof(struct tcphdr) : 8);
+}
+
+/* Passing on tc is TC_ACT_UNSPEC (= TCX_NEXT): the next tcx program, or the
+ * stack, sees the packet, as XDP_PASS hands it on in a chain. */
+SEC("tc")
+int xf_route_tc(struct __sk_buff *skb)
+{
+	struct xf_route_ifcfg *cfg;
+	struct xf_rt_md md;
+	void *data, *data_end;
+	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0, linear, need;
+	int trace = 0, neigh = 0;
+	__s64 diff;
+
+	__builtin_memset(&md, 0, sizeof(md));
+	md.iif = skb->ifindex;
+	md.len = skb->len;
+	md.gso_size = skb->gso_size;
+	md.mark = skb->mark;
+	md.pkt_type = skb->pkt_type;
+	md.vlan = skb->vlan_present;
+	md.tflags = XF_RTT_TC;
+	if (skb->cb[0] == XF_RT_TRACE_MAGIC0 && skb->cb[1] == XF_RT_TRACE_MAGIC1) {
+		trace = 1;
+		cookie = skb->cb[2];
+	}
+
+	cfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &md.iif);
+	if (!cfg) {
+		reason = XF_RR_NOT_IN_SET;
+		goto out;
+	}
+	slot = cfg->slot;
+	md.cfl = cfg->flags;
+
+	/* Headers in paged data (GRO from page-based drivers): make what the
+	 * decision reads linear, and no more. */
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	linear = data_end - data;
+	need = xf_tc_need(data, data_end);
+	if (need > linear && skb->len > linear) {
+		bpf_skb_pull_data(skb, need < skb->len ? need : skb->len);
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+	}
+
+	reason = xf_rt_decide(skb, data, data_end, &md, XF_RT_TC);
+	if (reason == XF_RR_NO_NEIGH && (md.cfl & XF_RTIF_NEIGH)) {
+		neigh = 1;
+		reason = XF_RR_FORWARDED;
+	}
+	if (reason != XF_RR_FORWARDED)
+		goto out;
+	if (md.gso_segcheck) {
+		__u32 mtu = 0;
+
+		if (bpf_check_mtu(skb, md.fib.ifindex, &mtu, 0,
+				  BPF_MTU_CHK_SEGS) != BPF_MTU_CHK_RET_SUCCESS) {
+			reason = XF_RR_MTU;
+			goto out;
+		}
+	}
+	if (md.len > ETH_HLEN + md.l3len) {
+		if (bpf_skb_change_tail(skb, ETH_HLEN + md.l3len, 0)) {
+			reason = XF_RR_BAD_LEN;
+			goto out;
+		}
+		md.tflags |= XF_RTT_TRIM;
+	}
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	diff = xf_rt_rewrite(data, data_end, &md, !neigh);
+	if (diff < 0) {
+		/* Unreachable after a successful decision; had it happened,
+		 * the packet is unchanged. */
+		reason = XF_RR_BAD_LEN;
+		goto out;
+	}
+	if (diff)
+		bpf_csum_update(skb, (__u32)diff);
+	if (md.v4)
+		skb->priority = xf_tos2prio(md.tos);
+
+	if (neigh) {
+		struct bpf_redir_neigh nh = {};
+
+		md.tflags |= XF_RTT_NEIGH;
+		nh.nh_family = md.fib.family;
+		if (md.fib.family == XF_AF_INET)
+			nh.ipv4_nh = md.fib.ipv4_dst;
+		else
+			__builtin_memcpy(nh.ipv6_nh, md.fib.ipv6_dst, 16);
+		xf_rt_done(&md, slot, reason, trace, cookie);
+		return bpf_redirect_neigh(md.fib.ifindex, &nh, sizeof(nh), 0);
+	}
+	xf_rt_done(&md, slot, reason, trace, cookie);
+	return bpf_redirect(md.fib.ifindex, 0);
+out:
+	xf_rt_done(&md, slot, reason, trace, cookie);
+	return TC_ACT_UNSPEC;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

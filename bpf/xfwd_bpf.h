@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Types, constants and names shared by the BPF programs and userspace. */
+#ifndef XFWD_BPF_H
+#define XFWD_BPF_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "xfwd_compat.h"
+
+/*
+ * route: the forwarding fast path (bpf/route.bpf.c)
+ *
+ * One loaded instance serves every interface of the forwarding set in a
+ * network namespace; see the comment at the top of route.bpf.c for the maps.
+ */
+
+/* Interfaces in one forwarding set; each ingress interface gets a counter
+ * slot in [0, XF_RT_MAX_IF). XF_RT_SLOT_NONE counts packets that arrived on
+ * an interface with no xf_rt_ifcfg entry (a detach racing with traffic). */
+#define XF_RT_MAX_IF 255
+#define XF_RT_SLOT_NONE XF_RT_MAX_IF
+
+/*
+ * Why a packet was forwarded or passed to the kernel. The value is the
+ * counter index, so the list is append-only (counters live in pinned maps
+ * across xfwd upgrades). The strings are the JSON keys and the words that
+ * `route get` prints.
+ */
+#define XF_ROUTE_REASONS(X)						\
+	X(FORWARDED, "forwarded")	/* redirected by the fast path */	\
+	X(NOT_IP, "not_ip")		/* not IPv4/IPv6 (ARP, ...) */		\
+	X(VLAN, "vlan")			/* 802.1Q/802.1ad tag */		\
+	X(FAMILY, "family")		/* family not enabled on iif */		\
+	X(MULTICAST, "multicast")	/* L2 or L3 multicast/broadcast dst */	\
+	X(OTHER_HOST, "other_host")	/* dst MAC is not the iif's */		\
+	X(BAD_LEN, "bad_len")		/* truncated/malformed header */	\
+	X(BAD_CSUM, "bad_csum")		/* IPv4 header checksum */		\
+	X(IPV4_OPTIONS, "ipv4_options")	/* ihl > 5 */				\
+	X(IPV6_EXT, "ipv6_ext")		/* hop-by-hop header */			\
+	X(MARTIAN, "martian")		/* address the kernel drops */		\
+	X(LINK_LOCAL, "link_local")	/* IPv6 fe80::/10 src or dst */		\
+	X(BLACKHOLE, "blackhole")	/* fib: BPF_FIB_LKUP_RET_BLACKHOLE */	\
+	X(UNREACHABLE, "unreachable")	/* fib: ..._UNREACHABLE, no route */	\
+	X(PROHIBIT, "prohibit")		/* fib: ..._PROHIBIT */			\
+	X(NOT_FORWARDED, "not_forwarded") /* fib: ..._NOT_FWDED: local... */	\
+	X(FWD_DISABLED, "fwd_disabled")	/* fib: forwarding off on iif */	\
+	X(LWT, "lwt")			/* fib: ..._UNSUPP_LWT, encap route */	\
+	X(NO_NEIGH, "no_neigh")		/* fib: neighbour not resolved */	\
+	X(MTU, "mtu")			/* fib: ..._FRAG_NEEDED, or GSO segs */	\
+	X(NO_SRC_ADDR, "no_src_addr")	/* fib: ..._NO_SRC_ADDR */		\
+	X(FIB_ERROR, "fib_error")	/* fib: error or unknown code */	\
+	X(RP_FILTER, "rp_filter")	/* reverse path check failed */		\
+	X(TTL, "ttl")			/* TTL/hop limit <= 1 */		\
+	X(HAIRPIN, "hairpin")		/* egress == ingress (ICMP redirect) */	\
+	X(NOT_IN_SET, "not_in_set")	/* egress (or iif) not in the set */	\
+	X(NO_XMIT, "no_xmit")		/* egress cannot take XDP frames */
+
+#define XF_RR_ENUM_(id, name) XF_RR_##id,
+enum xf_route_reason {
+	XF_ROUTE_REASONS(XF_RR_ENUM_)
+	XF_RR_MAX
+};
+#undef XF_RR_ENUM_
+
+#ifndef __bpf__
+#define XF_RR_NAME_(id, name) [XF_RR_##id] = name,
+static const char *const xf_route_reason_names[XF_RR_MAX] = {
+	XF_ROUTE_REASONS(XF_RR_NAME_)
+};
+#undef XF_RR_NAME_
+
+/* "forwarded", "no_neigh", ...; NULL for a value this build does not know. */
+static inline const char *xf_route_reason_name(unsigned int reason)
+{
+	return reason < XF_RR_MAX ? xf_route_reason_names[reason] : NULL;
+}
+#endif
+
+/* xf_rt_stats: PERCPU_ARRAY, key = slot * XF_RR_MAX + reason. */
+#define XF_RT_STATS_KEY(slot, reason) ((slot) * XF_RR_MAX + (reason))
+#define XF_RT_STATS_ENTRIES ((XF_RT_MAX_IF + 1) * XF_RR_MAX)
+
+struct xf_route_stat {
+	__u64 packets;
+	__u64 bytes;		/* frame length, Ethernet header included */
+};
+
+/* xf_route_ifcfg.flags; bits 16-31 are userspace's own, the programs ignore
+ * them. */
+#define XF_RTIF_IN_SET (1U << 0)	/* egress allowed: member of the set */
+#define XF_RTIF_XDP_XMIT (1U << 1)	/* takes XDP redirects (NDO_XMIT) */
+#define XF_RTIF_RP_STRICT (1U << 2)	/* IPv4 rp_filter = 1 on this iif */
+#define XF_RTIF_RP_LOOSE (1U << 3)	/* IPv4 rp_filter = 2 on this iif */
+#define XF_RTIF_INET (1U << 4)		/* forward IPv4 arriving here */
+#define XF_RTIF_INET6 (1U << 5)		/* forward IPv6 arriving here */
+#define XF_RTIF_DIRECT (1U << 6)	/* lookup direct: main table only */
+#define XF_RTIF_NEIGH (1U << 7)		/* tc: bpf_redirect_neigh on no_neigh */
+
+/* xf_rt_ifcfg: HASH, key = ifindex (__u32). Written before the program is
+ * attached to the interface, deleted after it is detached. */
+struct xf_route_ifcfg {
+	__u32 flags;		/* XF_RTIF_* */
+	__u32 slot;		/* counter slot, < XF_RT_MAX_IF, unique */
+	__u8 mac[6];		/* the interface's address (XDP: PACKET_HOST) */
+	__u8 pad[2];
+};
+
+/*
+ * route get: BPF_PROG_RUN with this 16-byte record in front of the packet,
+ * as XDP metadata (ctx_in.data = 16) or in __sk_buff cb[0..2] (tc). A run
+ * that carries it is not counted, and its decision is written to
+ * xf_rt_trace[0] with the cookie copied, so the caller can tell its own
+ * record from a stale one.
+ */
+#define XF_RT_TRACE_MAGIC0 0x78667764U	/* "xfwd" */
+#define XF_RT_TRACE_MAGIC1 0x72746765U	/* "rtge" */
+
+struct xf_route_trace_in {
+	__u32 magic[2];
+	__u32 cookie;
+	__u32 pad;
+};
+
+/* xf_route_trace.flags */
+#define XF_RTT_FIB (1U << 0)	/* bpf_fib_lookup ran: fib_rc valid */
+#define XF_RTT_RP (1U << 1)	/* reverse path lookup ran: rp_* valid */
+#define XF_RTT_NEIGH (1U << 2)	/* tc: sent with bpf_redirect_neigh */
+#define XF_RTT_TRIM (1U << 3)	/* bytes after the IP packet were cut */
+#define XF_RTT_XDP (1U << 4)	/* decided by the XDP program */
+#define XF_RTT_TC (1U << 5)	/* decided by the tc program */
+
+/* xf_rt_trace: ARRAY, one entry, key 0. */
+struct xf_route_trace {
+	__u32 cookie;		/* from xf_route_trace_in */
+	__u32 reason;		/* enum xf_route_reason */
+	__u32 flags;		/* XF_RTT_* */
+	__u32 iif;
+	__s32 fib_rc;		/* bpf_fib_lookup() return value */
+	__u32 oif;		/* egress ifindex (fib success or no_neigh) */
+	__u32 mtu;		/* fib mtu_result (success or frag needed) */
+	__u32 nh_family;	/* AF_INET/AF_INET6 of nh (may differ from pkt) */
+	__u32 nh[4];		/* next hop, network order (IPv4: nh[0]) */
+	__u8 smac[6];		/* fib result: egress MAC */
+	__u8 dmac[6];		/* fib result: neighbour MAC */
+	__s32 rp_rc;		/* reverse lookup return value */
+	__u32 rp_oif;		/* reverse lookup egress ifindex */
+};
+
+#endif

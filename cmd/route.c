@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/* xfwd route: the forwarding fast path on XDP or tc. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "nl_link.h"
+#include "out.h"
+#include "route.h"
+
+#define ROUTE_MAX_DEVS 64
+
+struct route_attach_opts {
+	const char *devs[ROUTE_MAX_DEVS];
+	int ndev;
+	struct xf_route_attach_opts o;
+};
+
+static const char *const hook_words[] = { "auto", "xdp", "tc", NULL };
+static const char *const mode_words[] = { "native", "generic", NULL };
+static const char *const family_words[] = { "all", "inet", "inet6", NULL };
+static const char *const lookup_words[] = { "full", "direct", NULL };
+static const char *const proto_words[] = { "udp", "tcp", "icmp", NULL };
+
+enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_FROM, KW_IIF, KW_TTL, KW_LEN, KW_PROTO,
+       KW_DEV };
+
+static int route_dev_arg(struct xf_args *a, const char **devs, int *n)
+{
+	int err;
+
+	if (*n == ROUTE_MAX_DEVS) {
+		fprintf(stderr, "Error: at most %d devices at once.\n", ROUTE_MAX_DEVS);
+		return -XF_EUSAGE;
+	}
+	err = arg_ifname(a, "IFNAME", &devs[*n]);
+	if (!err)
+		(*n)++;
+	return err;
+}
+
+static int route_attach_parse(struct xf_args *a, struct route_attach_opts *o)
+{
+	int idx = 0, err = 0;
+
+	o->o.family = XF_RTIF_INET | XF_RTIF_INET6;
+	while (arg_more(a) && !err) {
+		if (arg_kw(a, "dev")) {
+			err = route_dev_arg(a, o->devs, &o->ndev);
+		} else if (arg_kw(a, "hook")) {
+			err = arg_once(a, KW_HOOK, "hook") ?:
+			      arg_one_of(a, "HOOK", hook_words, &idx);
+			o->o.hook = idx == 1 ? XF_HOOK_XDP : idx == 2 ? XF_HOOK_TC : XF_HOOK_AUTO;
+		} else if (arg_kw(a, "mode")) {
+			err = arg_once(a, KW_MODE, "mode") ?:
+			      arg_one_of(a, "MODE", mode_words, &idx);
+			o->o.mode = idx ? XF_MODE_GENERIC : XF_MODE_NATIVE;
+		} else if (arg_kw(a, "family")) {
+			err = arg_once(a, KW_FAMILY, "family") ?:
+			      arg_one_of(a, "FAMILY", family_words, &idx);
+			o->o.family = idx == 1 ? XF_RTIF_INET : idx == 2 ? XF_RTIF_INET6 :
+				      XF_RTIF_INET | XF_RTIF_INET6;
+		} else if (arg_kw(a, "lookup")) {
+			err = arg_once(a, KW_LOOKUP, "lookup") ?:
+			      arg_one_of(a, "LOOKUP", lookup_words, &idx);
+			o->o.direct = idx == 1;
+		} else {
+			return arg_unexpected(a);
+		}
+	}
+	if (err)
+		return err;
+	if (!o->ndev)
+		return arg_missing(a, "dev IFNAME");
+	if (o->o.mode != XF_MODE_AUTO && o->o.hook == XF_HOOK_TC) {
+		fprintf(stderr, "Error: \"mode\" is for hook xdp; try \"xfwd route help\".\n");
+		return -XF_EUSAGE;
+	}
+	return 0;
+}
+
+static int route_attach(struct xfwd *x, struct xf_args *a)
+{
+	struct route_attach_opts o = { 0 };
+	struct xf_nl *nl;
+	int err;
+
+	err = route_attach_parse(a, &o);
+	if (err)
+		return err;
+	nl = xfwd_nl(x);
+	if (!nl)
+		return -EIO;
+	err = xfwd_lock(x);
+	if (err)
+		return err;
+	return xf_route_attach(nl, o.devs, o.ndev, &o.o);
+}
+
+static int route_detach(struct xfwd *x, struct xf_args *a)
+{
+	const char *devs[ROUTE_MAX_DEVS];
+	int n = 0, err = 0;
+	bool all = false;
+	struct xf_nl *nl;
+
+	while (arg_more(a) && !err) {
+		if (!n && !all && arg_kw(a, "all"))
+			all = true;
+		else if (!all && arg_kw(a, "dev"))
+			err = route_dev_arg(a, devs, &n);
+		else
+			return arg_unexpected(a);
+	}
+	if (err)
+		return err;
+	if (!n && !all)
+		return arg_missing(a, "dev IFNAME or all");
+	nl = xfwd_nl(x);
+	if (!nl)
+		return -EIO;
+	err = xfwd_lock(x);
+	if (err)
+		return err;
+	return xf_route_detach(nl, devs, n, all);
+}
+
+static const char *route_family_name(uint32_t flags)
+{
+	flags = (flags & XF_RTIF_WANT_INET ? XF_RTIF_INET : 0) |
+		(flags & XF_RTIF_WANT_INET6 ? XF_RTIF_INET6 : 0);
+	return flags == XF_RTIF_INET ? "inet" : flags == XF_RTIF_INET6 ? "inet6" : "all";
+}
+
+static int route_show_one(const struct xf_route_iface *ri, void *arg)
+{
+	struct xfwd *x = arg;
+	struct xf_out *o = x->out;
+	uint64_t passed = 0, passed_bytes = 0;
+	int r;
+
+	for (r = 1; r < XF_RR_MAX; r++) {
+		passed += ri->stat[r].packets;
+		passed_bytes += ri->stat[r].bytes;
+	}
+	out_row_begin(o);
+	out_str(o, "dev", ri->name[0] ? ri->name : "-");
+	out_int(o, "ifindex", ri->ifindex);
+	out_str(o, "hook", xf_hook_name(ri->hook));
+	out_str(o, "mode", ri->mode);
+	out_str(o, "family", route_family_name(ri->flags));
+	out_str(o, "lookup", ri->flags & XF_RTIF_DIRECT ? "direct" : "full");
+	out_int(o, "prog_id", ri->prog_id);
+	out_u64(o, "forwarded", ri->stat[XF_RR_FORWARDED].packets);
+	out_unit(o, "forwarded_bytes", ri->stat[XF_RR_FORWARDED].bytes, OUT_BYTES);
+	out_u64(o, "passed", passed);
+	out_unit(o, "passed_bytes", passed_bytes, OUT_BYTES);
+	out_str(o, "why", ri->why);
+	out_list_begin(o, "pass_reasons");
+	for (r = 1; r < XF_RR_MAX; r++) {
+		if (!ri->stat[r].packets)
+			continue;
+		out_row_begin(o);
+		out_str(o, "reason", xf_route_reason_name(r));
+		out_u64(o, "packets", ri->stat[r].packets);
+		out_unit(o, "bytes", ri->stat[r].bytes, OUT_BYTES);
+		out_row_end(o);
+	}
+	out_list_end(o);
+	out_row_end(o);
+	return 0;
+}
+
+static int route_show(struct xfwd *x, struct xf_args *a)
+{
+	const char *dev = NULL;
+	struct xf_link l;
+	struct xf_nl *nl;
+	int err;
+
+	while (arg_more(a)) {
+		if (arg_kw(a, "dev")) {
+			err = arg_once(a, KW_DEV, "dev") ?: arg_ifname(a, "IFNAME", &dev);
+			if (err)
+				return err;
+		} else {
+			return arg_unexpected(a);
+		}
+	}
+	nl = xfwd_nl(x);
+	if (!nl)
+		return -EIO;
+	l.ifindex = 0;
+	if (dev && xf_link_get(nl, dev, 0, &l)) {
+		fprintf(stderr, "Error: device \"%s\" does not exist.\n", dev);
+		return -ENODEV;
+	}
+	out_list_begin(x->out, "interfaces");
+	err = xf_route_list(nl, l.ifindex, route_show_one, x);
+	out_list_end(x->out);
+	return err;
+}
+
+static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_get_req *r)
+{
+	const char *iif = NULL;
+	bool has_dst = false;
+	int idx = 0, err = 0;
+
+	r->ttl = 64;
+	r->proto = IPPROTO_UDP;
+	while (arg_more(a) && !err) {
+		if (arg_kw(a, "from")) {
+			err = arg_once(a, KW_FROM, "from") ?: arg_addr(a, "from ADDRESS", &r->src);
+			r->has_src = true;
+		} else if (arg_kw(a, "iif")) {
+			err = arg_once(a, KW_IIF, "iif") ?: arg_ifname(a, "IFNAME", &iif);
+		} else if (arg_kw(a, "ttl")) {
+			err = arg_once(a, KW_TTL, "ttl") ?: arg_u32_range(a, "TTL", 0, 255, &r->ttl);
+		} else if (arg_kw(a, "len")) {
+			err = arg_once(a, KW_LEN, "len") ?:
+			      arg_u32_range(a, "LEN", 20, 65535, &r->len);
+		} else if (arg_kw(a, "proto")) {
+			err = arg_once(a, KW_PROTO, "proto") ?:
+			      arg_one_of(a, "PROTO", proto_words, &idx);
+			r->proto = idx == 1 ? IPPROTO_TCP : idx == 2 ? IPPROTO_ICMP : IPPROTO_UDP;
+		} else if (!has_dst) {
+			err = arg_addr(a, "ADDRESS", &r->dst);
+			has_dst = true;
+		} else {
+			return arg_unexpected(a);
+		}
+	}
+	if (err)
+		return err;
+	if (!has_dst)
+		return arg_missing(a, "ADDRESS");
+	if (r->has_src && r->src.family != r->dst.family) {
+		fprintf(stderr, "Error: \"from\" and ADDRESS are of different families.\n");
+		return -XF_EUSAGE;
+	}
+	if (iif) {
+		struct xf_link l;
+		struct xf_nl *nl = xfwd_nl(x);
+
+		if (!nl)
+			return -EIO;
+		if (xf_link_get(nl, iif, 0, &l)) {
+			fprintf(stderr, "Error: device \"%s\" does not exist.\n", iif);
+			return -ENODEV;
+		}
+		r->iif = l.ifindex;
+	}
+	return 0;
+}
+
+static void route_mac(struct xf_out *o, const char *key, const uint8_t *m)
+{
+	out_strf(o, key, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+static int route_get(struct xfwd *x, struct xf_args *a)
+{
+	struct xf_route_get_req req = { 0 };
+	struct xf_route_get_res res;
+	struct xf_out *o = x->out;
+	struct xf_nl *nl;
+	struct xf_addr nh;
+	char buf[64];
+	int err;
+
+	err = route_get_parse(x, a, &req);
+	if (err)
+		return err;
+	nl = xfwd_nl(x);
+	if (!nl)
+		return -EIO;
+	err = xf_route_get(nl, &req, &res);
+	if (err)
+		return err;
+	out_str(o, "dst", xf_addr_str(&req.dst, false, buf, sizeof(buf)));
+	out_str(o, "from", xf_addr_str(&res.src, false, buf, sizeof(buf)));
+	out_str(o, "iif", res.iif_name);
+	out_str(o, "hook", xf_hook_name(res.hook));
+	out_int(o, "prog_id", res.prog_id);
+	out_str(o, "verdict", res.verdict_name);
+	out_str(o, "reason", xf_route_reason_name(res.trace.reason));
+	if (res.trace.flags & XF_RTT_FIB)
+		out_int(o, "fib_rc", res.trace.fib_rc);
+	if (res.trace.oif) {
+		out_str(o, "oif", res.oif_name);
+		memset(&nh, 0, sizeof(nh));
+		nh.family = res.trace.nh_family;
+		memcpy(nh.bytes, res.trace.nh, sizeof(nh.bytes));
+		if (nh.family == AF_INET || nh.family == AF_INET6)
+			out_str(o, "via", xf_addr_str(&nh, false, buf, sizeof(buf)));
+		if (res.trace.mtu)
+			out_int(o, "mtu", res.trace.mtu);
+	}
+	if (res.trace.reason == XF_RR_FORWARDED) {
+		route_mac(o, "src_mac", res.trace.smac);
+		route_mac(o, "dst_mac", res.trace.dmac);
+		out_int(o, "ttl", res.ttl_out);
+	}
+	return 0;
+}
+
+static const struct cmd route_cmds[] = {
+	{ "attach", route_attach, "dev IFNAME [ dev IFNAME ... ] [ hook { auto | xdp | tc } ] "
+		"[ mode { native | generic } ] [ family { all | inet | inet6 } ] "
+		"[ lookup { full | direct } ]" },
+	{ "detach", route_detach, "{ dev IFNAME ... | all }" },
+	{ "show", route_show, "[ dev IFNAME ]" },
+	{ "get", route_get, "ADDRESS [ from ADDRESS ] [ iif IFNAME ] [ ttl N ] [ len N ] "
+		"[ proto { udp | tcp | icmp } ]" },
+	{ NULL }
+};
+
+const struct object route_object = {
+	"route", route_cmds, "show", "IPv4/IPv6 forwarding fast path on XDP or tc"
+};

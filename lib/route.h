@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The route fast path: attach, detach, list and explain, on XDP or tc. */
+#ifndef XF_ROUTE_H
+#define XF_ROUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <net/if.h>
+
+#include "arg.h"
+#include "xfwd_bpf.h"
+
+struct xf_nl;
+
+/* Bits 16-31 of xf_route_ifcfg.flags are userspace's; the programs ignore
+ * them. AUTO: the hook was "auto". WANT_*: the families asked for, of which
+ * XF_RTIF_INET/INET6 are what the kernel's sysctls allow now. */
+#define XF_RTIF_AUTO (1U << 16)
+#define XF_RTIF_WANT_INET (1U << 17)
+#define XF_RTIF_WANT_INET6 (1U << 18)
+
+enum xf_hook { XF_HOOK_AUTO, XF_HOOK_XDP, XF_HOOK_TC };
+enum xf_xdp_attach { XF_MODE_AUTO, XF_MODE_NATIVE, XF_MODE_GENERIC };
+
+struct xf_route_attach_opts {
+	enum xf_hook hook;
+	enum xf_xdp_attach mode;
+	uint32_t family;	/* XF_RTIF_INET | XF_RTIF_INET6 */
+	bool direct;		/* BPF_FIB_LOOKUP_DIRECT */
+};
+
+/* One interface of the forwarding set, as the kernel has it now. */
+struct xf_route_iface {
+	int ifindex;
+	char name[IF_NAMESIZE];	/* "" when the interface has gone */
+	enum xf_hook hook;
+	const char *mode;	/* "native", "generic" or "tcx" */
+	const char *why;	/* why this hook (for hook auto) */
+	uint32_t flags;		/* XF_RTIF_* */
+	uint32_t prog_id;
+	uint32_t link_id;
+	struct xf_route_stat stat[XF_RR_MAX];
+};
+
+/* Attach the fast path to n devices with one shared program instance.
+ * All or nothing: on failure every device is as it was. Prints its own
+ * Error line. 0/-errno (-XF_EUSAGE for a refusal the user can fix). */
+int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
+		    const struct xf_route_attach_opts *o);
+/* Detach from n devices (all: every pin of this namespace, also of
+ * interfaces that have gone). 0/-errno. */
+int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all);
+/* Call cb for each attached interface (only ifindex when it is not 0). */
+int xf_route_list(struct xf_nl *nl, int ifindex,
+		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
+const char *xf_hook_name(enum xf_hook h);
+
+/* route get: a synthetic packet run through the loaded program. */
+struct xf_route_get_req {
+	struct xf_addr dst, src;
+	bool has_src;
+	int iif;		/* 0: the only attached interface */
+	uint32_t ttl;
+	uint32_t len;		/* IP total length; 0: the smallest */
+	uint8_t proto;		/* IPPROTO_UDP, _TCP, _ICMP (_ICMPV6) */
+};
+
+struct xf_route_get_res {
+	int iif;
+	char iif_name[IF_NAMESIZE];
+	enum xf_hook hook;
+	uint32_t prog_id;
+	struct xf_addr src;	/* the source address that was used */
+	int verdict;		/* XDP_* or TC_ACT_* as returned */
+	const char *verdict_name;
+	struct xf_route_trace trace;
+	char oif_name[IF_NAMESIZE];
+	uint32_t ttl_out;	/* TTL/hop limit of the packet after the run */
+};
+
+/* Run the request through the program attached on its iif. 0/-errno. */
+int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
+		 struct xf_route_get_res *res);
+
+#endif

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/* route show: the forwarding set as the kernel has it, with counters. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "nl_link.h"
+#include "route.h"
+#include "route_pin.h"
+#include "xbpf.h"
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static void rt_read_stats(struct rt_inst *in, uint32_t slot, struct xf_route_stat *st)
+{
+	uint64_t sum[2];
+	uint32_t r, key;
+
+	for (r = 0; r < XF_RR_MAX; r++) {
+		key = XF_RT_STATS_KEY(slot, r);
+		if (xf_percpu_sum(in->fd[RT_MAP_STATS], &key, sum, 2))
+			sum[0] = sum[1] = 0;
+		st[r].packets = sum[0];
+		st[r].bytes = sum[1];
+	}
+}
+
+static void rt_describe(struct xf_nl *nl, struct rt_inst *in, int ifindex,
+			struct xf_route_iface *ri)
+{
+	struct bpf_link_info li;
+	struct xf_route_ifcfg cfg;
+	uint32_t len = sizeof(li), key = ifindex;
+	struct xf_link l;
+	enum xf_hook h;
+	int fd;
+
+	memset(ri, 0, sizeof(*ri));
+	ri->ifindex = ifindex;
+	fd = rt_link_open(ifindex);
+	memset(&li, 0, sizeof(li));
+	if (fd >= 0) {
+		if (!bpf_link_get_info_by_fd(fd, &li, &len)) {
+			ri->link_id = li.id;
+			ri->prog_id = li.prog_id;
+			ri->hook = li.type == BPF_LINK_TYPE_XDP ? XF_HOOK_XDP : XF_HOOK_TC;
+		}
+		close(fd);
+	}
+	if (in->fd[RT_MAP_IFCFG] >= 0 &&
+	    !bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &cfg)) {
+		ri->flags = cfg.flags;
+		rt_read_stats(in, cfg.slot, ri->stat);
+	}
+	if (xf_link_get(nl, NULL, ifindex, &l)) {
+		ri->why = "the interface has gone; \"route detach all\" clears it";
+		ri->mode = "-";
+		return;
+	}
+	memcpy(ri->name, l.name, sizeof(ri->name));
+	if (ri->hook == XF_HOOK_XDP)
+		ri->mode = l.xdp.mode == XF_XDP_SKB ? "generic" : "native";
+	else
+		ri->mode = "tcx";
+	if (ri->flags & XF_RTIF_AUTO) {
+		struct bpf_xdp_query_opts q = { .sz = sizeof(q) };
+
+		bpf_xdp_query(ifindex, 0, &q);
+		ri->why = rt_hook_why(l.kind, q.feature_flags, &h);
+	} else {
+		ri->why = ri->hook == XF_HOOK_XDP ? "hook xdp given" : "hook tc given";
+	}
+	if (ri->hook == XF_HOOK_TC && !ri->link_id)
+		ri->why = "the link is not in the kernel any more";
+}
+
+int xf_route_list(struct xf_nl *nl, int ifindex,
+		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg)
+{
+	int ifx[RT_MAX_PINNED], n, i, err = 0;
+	struct xf_route_iface *ri;
+	struct rt_inst in;
+
+	ri = malloc(sizeof(*ri));
+	if (!ri)
+		return -ENOMEM;
+	n = rt_pinned_ifindexes(ifx, RT_MAX_PINNED);
+	qsort(ifx, n, sizeof(ifx[0]), cmp_int);
+	if (rt_inst_open(&in) && n) {
+		/* Links without an instance cannot be: report them anyway. */
+		for (i = 0; i < RT_NFDS; i++)
+			in.fd[i] = -1;
+	}
+	for (i = 0; i < n && !err; i++) {
+		if (ifindex && ifx[i] != ifindex)
+			continue;
+		rt_describe(nl, &in, ifx[i], ri);
+		err = cb(ri, arg);
+	}
+	rt_inst_close(&in);
+	free(ri);
+	return err < 0 ? err : 0;
+}
