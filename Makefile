@@ -58,6 +58,8 @@ DEPS := $(CMD_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(BPF_OBJS:.o=.d) \
 	$(UNIT_BINS:=.d) $(BENCH_BINS:=.d)
 
 .DELETE_ON_ERROR:
+# Generated objects and skeletons are kept: they are what make rebuilds from.
+.SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all check check-unit check-bats check-man demo bench install clean distclean help deps
 
 all: build/xfwd $(MAN_OUT)

@@ -147,4 +147,8 @@ struct xf_route_trace {
 	__u32 rp_oif;		/* reverse lookup egress ifindex */
 };
 
+/* gen (bench/xfgen): bytes of each frame rewritten from the template on
+ * every run: Ethernet + IPv6 + UDP is 62, rounded up to 8. */
+#define XF_GEN_HDR 64
+
 #endif

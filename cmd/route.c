@@ -296,9 +296,10 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 		memcpy(nh.bytes, res.trace.nh, sizeof(nh.bytes));
 		if (nh.family == AF_INET || nh.family == AF_INET6)
 			out_str(o, "via", xf_addr_str(&nh, false, buf, sizeof(buf)));
-		if (res.trace.mtu)
-			out_int(o, "mtu", res.trace.mtu);
 	}
+	/* Also without oif: the FIB gives no egress with "frag needed". */
+	if (res.trace.mtu)
+		out_int(o, "mtu", res.trace.mtu);
 	if (res.trace.reason == XF_RR_FORWARDED) {
 		route_mac(o, "src_mac", res.trace.smac);
 		route_mac(o, "dst_mac", res.trace.dmac);

@@ -185,13 +185,19 @@ static bool rt_xdp_xmit_ok(int ifindex)
  * rp_filter setting. */
 int rt_refresh(struct rt_inst *in)
 {
+	uint32_t keys[XF_RT_MAX_IF], next, *prev = NULL;
 	struct xf_route_ifcfg cfg;
-	uint32_t key, next, *prev = NULL;
-	int err = 0;
+	int n = 0, i, err = 0;
 
-	while (!bpf_map_get_next_key(in->fd[RT_MAP_IFCFG], prev, &next)) {
-		key = next;
-		prev = &key;
+	/* Keys first: updating a hash map entry moves it to the head of its
+	 * bucket, so updating while walking can walk in circles. */
+	while (n < XF_RT_MAX_IF && !bpf_map_get_next_key(in->fd[RT_MAP_IFCFG], prev, &next)) {
+		keys[n] = next;
+		prev = &keys[n++];
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t key = keys[i];
+
 		if (bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &cfg))
 			continue;
 		cfg.flags &= ~(XF_RTIF_XDP_XMIT | XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
@@ -421,7 +427,7 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	err = xf_link_get(nl, d->name, 0, &d->l);
 	if (err) {
 		fprintf(stderr, "Error: device \"%s\" does not exist.\n", d->name);
-		return err == -ENODEV ? -XF_EUSAGE : err;
+		return err;	/* exit 1 as in feature show: not a usage error */
 	}
 	fd = rt_link_open(d->l.ifindex);
 	if (fd >= 0) {
@@ -499,8 +505,12 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	if (err) {
 		for (i = i < n ? i : n - 1; i >= 0; i--)
 			rt_undo_one(&in, &d[i]);
-		if (in.created)
+		if (in.created) {
 			xf_pin_rmtree(in.dir);
+			/* and the namespace's directory, if nothing else is in it */
+			in.dir[strlen(in.dir) - strlen("/route")] = '\0';
+			rmdir(in.dir);
+		}
 	}
 	rt_inst_close(&in);
 	return err;
@@ -566,7 +576,7 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 			err = xf_link_get(nl, devs[i], 0, &l);
 			if (err) {
 				fprintf(stderr, "Error: device \"%s\" does not exist.\n", devs[i]);
-				return err == -ENODEV ? -XF_EUSAGE : err;
+				return err;
 			}
 			fd = rt_link_open(l.ifindex);
 			if (fd < 0) {
@@ -580,6 +590,8 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 	err = rt_inst_open(&in);
 	if (err && err != -ENOENT)
 		return err;
+	/* No instance: only link pins (of a killed command) are left to clear. */
+	err = 0;
 	for (i = 0; i < cnt; i++) {
 		err = rt_detach_one(&in, ifx[i]);
 		if (err) {

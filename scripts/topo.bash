@@ -25,6 +25,10 @@ topo_create() {
 	for ns in "$XF_NS_H1" "$XF_NS_R1" "$XF_NS_H2"; do
 		ip netns add "$ns"
 		ip -n "$ns" link set lo up
+		# No DAD: link-local addresses stay tentative for about 2 s
+		# otherwise, and IPv6 neighbour discovery waits for them.
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0
 	done
 	ip -n "$XF_NS_H1" link add veth0 type veth peer name veth1 netns "$XF_NS_R1"
 	ip -n "$XF_NS_R1" link add veth2 type veth peer name veth0 netns "$XF_NS_H2"
@@ -46,6 +50,17 @@ topo_create() {
 	ip -n "$XF_NS_H2" -6 route add default via "$XF_R1_IP6B"
 	ip netns exec "$XF_NS_R1" sysctl -qw net.ipv4.ip_forward=1 \
 		net.ipv6.conf.all.forwarding=1
+	# IPv6 works once each veth has its link-local address, which
+	# addrconf adds when the carrier is seen, up to a second later.
+	wait_until 3 _topo_ipv6_ready
+}
+
+_topo_ipv6_ready() {
+	local ns n=0
+	for ns in "$XF_NS_H1" "$XF_NS_R1" "$XF_NS_H2"; do
+		n=$((n + $(ip -n "$ns" -6 addr show scope link | grep -c 'inet6 fe80')))
+	done
+	((n == 4))
 }
 
 # Remove what topo_create made; safe when nothing was made.

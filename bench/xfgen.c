@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/* xfgen: xfwd's packet generator and sink, for the benchmarks.
+ *
+ *   xfgen send dev IFNAME dmac MAC src ADDR dst ADDR [ size N ]
+ *              [ count N ] [ duration SECONDS ] [ rate PPS ]
+ *   xfgen sink dev IFNAME duration SECONDS
+ *
+ * send transmits UDP frames of size bytes (without FCS) out of IFNAME
+ * with BPF_PROG_RUN and BPF_F_TEST_XDP_LIVE_FRAMES (an XDP_TX per frame),
+ * the technique of xdp-trafficgen; there is no pktgen on this kernel. It
+ * stops at count frames or after duration seconds, whichever is first.
+ * sink attaches an XDP program that counts and drops, for duration
+ * seconds. Each prints one JSON line: what it sent or received. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+
+#include "arg.h"
+#include "xbpf.h"
+#include "xfwd_bpf.h"
+#include "gen.skel.h"
+
+struct gen_opts {
+	const char *dev;
+	uint8_t dmac[ETH_ALEN];
+	struct xf_addr src, dst;
+	uint32_t size, rate, duration;
+	uint64_t count;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint32_t sum16(uint32_t sum, const uint8_t *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (b[i] << 8) | b[i + 1];
+	if (len & 1)
+		sum += b[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+/* The whole frame: Ethernet, IP, UDP with a correct checksum, zeros. */
+static int build(const struct gen_opts *o, const uint8_t *smac, uint8_t *f)
+{
+	bool v6 = o->dst.family == AF_INET6;
+	size_t iph = v6 ? 40 : 20, l3 = o->size - ETH_HLEN, udp = l3 - iph;
+	uint8_t *ip = f + ETH_HLEN, *u = ip + iph;
+	uint32_t sum;
+
+	if (o->size < ETH_HLEN + iph + 8 || o->size > 1514)
+		return -EINVAL;
+	memset(f, 0, o->size);
+	memcpy(f, o->dmac, ETH_ALEN);
+	memcpy(f + ETH_ALEN, smac, ETH_ALEN);
+	f[12] = v6 ? 0x86 : 0x08;
+	f[13] = v6 ? 0xdd : 0x00;
+	u[0] = 0x9c; u[1] = 0x40;	/* 40000 */
+	u[2] = 0x23; u[3] = 0x29;	/* 9001 */
+	u[4] = udp >> 8;
+	u[5] = udp & 0xff;
+	if (v6) {
+		ip[0] = 0x60;
+		ip[4] = udp >> 8;
+		ip[5] = udp & 0xff;
+		ip[6] = 17;
+		ip[7] = 64;
+		memcpy(ip + 8, o->src.bytes, 16);
+		memcpy(ip + 24, o->dst.bytes, 16);
+		sum = sum16(0, ip + 8, 32) + 17 + udp;
+	} else {
+		ip[0] = 0x45;
+		ip[2] = l3 >> 8;
+		ip[3] = l3 & 0xff;
+		ip[8] = 64;
+		ip[9] = 17;
+		memcpy(ip + 12, o->src.bytes, 4);
+		memcpy(ip + 16, o->dst.bytes, 4);
+		sum = fold(sum16(0, ip, 20));
+		ip[10] = sum >> 8;
+		ip[11] = sum & 0xff;
+		sum = sum16(0, ip + 12, 8) + 17 + udp;
+	}
+	sum = fold(sum16(sum, u, udp));
+	u[6] = (sum ?: 0xffff) >> 8;
+	u[7] = (sum ?: 0xffff) & 0xff;
+	return 0;
+}
+
+static int send_frames(const struct gen_opts *o)
+{
+	uint8_t frame[1514], smac[ETH_ALEN];
+	struct xdp_md ctx = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, t, .flags = BPF_F_TEST_XDP_LIVE_FRAMES,
+		    .batch_size = 64, .data_in = frame, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx));
+	struct gen_bpf *skel;
+	uint64_t sent = 0, chunk;
+	double t0, t1, tick;
+	int ifindex, fd, err;
+	char path[64];
+	FILE *f;
+
+	ifindex = if_nametoindex(o->dev);
+	if (!ifindex) {
+		fprintf(stderr, "Error: device \"%s\" does not exist.\n", o->dev);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", o->dev);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &smac[0], &smac[1], &smac[2],
+			 &smac[3], &smac[4], &smac[5]) != 6) {
+		/* -n namespaces keep the root's sysfs: fall back to a fixed MAC. */
+		static const uint8_t fixed[ETH_ALEN] = { 0x02, 0x78, 0x66, 0x67, 0x65, 0x6e };
+
+		memcpy(smac, fixed, ETH_ALEN);
+	}
+	if (f)
+		fclose(f);
+	if (build(o, smac, frame)) {
+		fprintf(stderr, "Error: invalid value \"%u\" for size.\n", o->size);
+		return 2;
+	}
+	skel = gen_bpf__open();
+	if (!skel)
+		return 1;
+	memcpy(skel->data_tmpl->xf_gen_tmpl, frame, XF_GEN_HDR);
+	skel->data_tmpl->xf_gen_hdr_len = XF_GEN_HDR;
+	bpf_program__set_autoload(skel->progs.xf_gen_sink, false);
+	err = gen_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "Error: cannot load the generator: %s.\n", strerror(-err));
+		gen_bpf__destroy(skel);
+		return 1;
+	}
+	fd = bpf_program__fd(skel->progs.xf_gen_tx);
+	ctx.data_end = o->size;
+	ctx.ingress_ifindex = ifindex;
+	t.data_size_in = o->size;
+	/* Each call costs ~16 ms of setup: batches of ~0.1 s, or of a tenth
+	 * of the rate when one is set. */
+	chunk = o->rate ? (o->rate / 10 ?: 1) : 200000;
+	t0 = now();
+	tick = t0;
+	while (sent < o->count && now() - t0 < o->duration) {
+		t.repeat = o->count - sent < chunk ? o->count - sent : chunk;
+		if (bpf_prog_test_run_opts(fd, &t)) {
+			err = -errno;
+			fprintf(stderr, "Error: BPF_PROG_RUN: %s.\n", strerror(-err));
+			break;
+		}
+		sent += t.repeat;
+		if (o->rate) {
+			tick += 0.1;
+			while (now() < tick)
+				usleep(1000);
+		}
+	}
+	t1 = now();
+	printf("{\"sent\":%llu,\"seconds\":%.3f,\"pps\":%.0f,\"size\":%u}\n",
+	       (unsigned long long)sent, t1 - t0, sent / (t1 - t0), o->size);
+	gen_bpf__destroy(skel);
+	return err ? 1 : 0;
+}
+
+static int sink(const struct gen_opts *o)
+{
+	struct gen_bpf *skel;
+	struct bpf_link *link;
+	uint64_t sum[2] = { 0 };
+	uint32_t key = 0;
+	int ifindex, err = 0;
+	double t0;
+
+	ifindex = if_nametoindex(o->dev);
+	if (!ifindex) {
+		fprintf(stderr, "Error: device \"%s\" does not exist.\n", o->dev);
+		return 1;
+	}
+	skel = gen_bpf__open();
+	if (!skel)
+		return 1;
+	bpf_program__set_autoload(skel->progs.xf_gen_tx, false);
+	if (gen_bpf__load(skel)) {
+		gen_bpf__destroy(skel);
+		return 1;
+	}
+	link = bpf_program__attach_xdp(skel->progs.xf_gen_sink, ifindex);
+	if (!link) {
+		fprintf(stderr, "Error: cannot attach the sink to %s: %s.\n", o->dev,
+			strerror(errno));
+		gen_bpf__destroy(skel);
+		return 1;
+	}
+	/* Ready: the caller waits for this line before it starts sending. */
+	printf("{\"ready\":true}\n");
+	fflush(stdout);
+	t0 = now();
+	while (now() - t0 < o->duration)
+		usleep(10000);
+	err = xf_percpu_sum(bpf_map__fd(skel->maps.xf_gen_count), &key, sum, 2);
+	printf("{\"received\":%llu,\"bytes\":%llu}\n", (unsigned long long)sum[0],
+	       (unsigned long long)sum[1]);
+	bpf_link__destroy(link);
+	gen_bpf__destroy(skel);
+	return err ? 1 : 0;
+}
+
+static int parse_mac(const char *s, uint8_t *m)
+{
+	return sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &m[0], &m[1], &m[2], &m[3], &m[4],
+		      &m[5]) == 6 ? 0 : -EINVAL;
+}
+
+int main(int argc, char **argv)
+{
+	struct gen_opts o = { .size = 64, .count = UINT64_MAX, .duration = 5 };
+	const char *mac = NULL;
+	struct xf_args a;
+	bool is_sink;
+	uint32_t v;
+	int err = 0;
+
+	if (argc < 2 || (strcmp(argv[1], "send") && strcmp(argv[1], "sink"))) {
+		fprintf(stderr, "Usage: xfgen { send | sink } dev IFNAME ...\n");
+		return 2;
+	}
+	is_sink = !strcmp(argv[1], "sink");
+	arg_init(&a, argc - 2, argv + 2, NULL);
+	while (arg_more(&a) && !err) {
+		if (arg_kw(&a, "dev"))
+			err = arg_ifname(&a, "IFNAME", &o.dev);
+		else if (arg_kw(&a, "dmac"))
+			err = arg_str(&a, "MAC", &mac);
+		else if (arg_kw(&a, "src"))
+			err = arg_addr(&a, "src ADDR", &o.src);
+		else if (arg_kw(&a, "dst"))
+			err = arg_addr(&a, "dst ADDR", &o.dst);
+		else if (arg_kw(&a, "size"))
+			err = arg_u32_range(&a, "size", 60, 1514, &o.size);
+		else if (arg_kw(&a, "count") && !(err = arg_u32(&a, "count", &v)))
+			o.count = v;
+		else if (arg_kw(&a, "duration"))
+			err = arg_u32_range(&a, "duration", 1, 600, &o.duration);
+		else if (arg_kw(&a, "rate"))
+			err = arg_u32(&a, "rate", &o.rate);
+		else if (!err)
+			err = arg_unexpected(&a);
+	}
+	if (err)
+		return 2;
+	if (!o.dev) {
+		fprintf(stderr, "Error: missing dev IFNAME.\n");
+		return 2;
+	}
+	xf_bpf_log_init(false);
+	if (is_sink)
+		return sink(&o);
+	if (!mac || parse_mac(mac, o.dmac) || !o.src.family || o.src.family != o.dst.family) {
+		fprintf(stderr, "Error: send needs dmac MAC, src ADDR and dst ADDR of one family.\n");
+		return 2;
+	}
+	return send_frames(&o);
+}
