@@ -31,7 +31,7 @@ else
 endif
 
 WARNINGS := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes \
-	-Wold-style-definition -Wformat=2 -Wno-unused-parameter
+	-Wold-style-definition -Wformat=2
 CFLAGS ?= -O2 -g
 XF_CFLAGS := $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE \
 	-DXFWD_VERSION='"$(VERSION)"' -Ibuild -Ilib -Icmd -Ibpf $(CFLAGS_FEATURES) \

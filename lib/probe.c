@@ -430,7 +430,8 @@ static void attach_links(struct attach_res *r, struct xf_nl *nl, struct probe_bp
 
 /* In the child: a scratch veth xf0 <-> xf1 for the attach probes, then a
  * netkit pair. Nothing is cleaned up: the namespace dies with the child. */
-static int attach_child(void *arg, void *res, size_t len)
+static int attach_child(void *arg __attribute__((unused)), void *res,
+			size_t len __attribute__((unused)))
 {
 	struct probe_bpf *skel = NULL;
 	struct attach_res *r = res;
