@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of test/route.bats: commands in the three namespaces, xfwd in r1,
+# the fast path's counters and the kernel's.
+
+in_h1() { ip netns exec "$XF_NS_H1" "$@"; }
+in_r1() { ip netns exec "$XF_NS_R1" "$@"; }
+in_h2() { ip netns exec "$XF_NS_H2" "$@"; }
+
+# xfwd in r1. Never through "ip netns exec": that mounts a fresh sysfs, and
+# pins made on the bpffs xfwd would mount there vanish with the command.
+xr() { xfwd -n "$XF_NS_R1" "$@"; }
+
+# Bounded pings from h1: ping4/ping6 COUNT DST [ARGS...].
+ping4() { in_h1 ping -c "$1" -i 0.05 -W 1 "${@:3}" "$2"; }
+ping6() { in_h1 ping -6 -c "$1" -i 0.05 -W 1 "${@:3}" "$2"; }
+
+# Kernel forwarding, both families, both ways, so that every neighbour is
+# resolved before the fast path is attached.
+warm_up() {
+	ping4 1 "$XF_H2_IP4" -q >/dev/null
+	ping6 1 "$XF_H2_IP6" -q >/dev/null
+}
+
+# A veth takes XDP redirects only while its peer has XDP or GRO on
+# (shared/environment.md): GRO on the hosts' ends, for hook xdp.
+gro_on() {
+	in_h1 ethtool -K veth0 gro on >/dev/null
+	in_h2 ethtool -K veth0 gro on >/dev/null
+}
+
+# attach HOOK [ARGS...]: veth1 and veth2 of r1 on HOOK (GRO first for xdp).
+attach() {
+	local hook=$1
+	shift
+	[[ $hook != xdp ]] || gro_on
+	xr route attach dev veth1 dev veth2 hook "$hook" "$@"
+}
+
+# ctr DEV KEY: the fast path's counter on DEV for KEY: "forwarded",
+# "forwarded_bytes" or a pass reason's packets (0 when not listed).
+ctr() {
+	xr -j route show dev "$1" | jq -er --arg k "$2" '.interfaces[0] |
+		if $k == "forwarded" or $k == "forwarded_bytes" then .[$k] else
+		[.pass_reasons[] | select(.reason == $k) | .packets] | add // 0 end'
+}
+
+# ctr_ge DEV KEY N: the counter has reached N (for wait_until).
+ctr_ge() {
+	local n
+	n=$(ctr "$1" "$2") && ((n >= $3))
+}
+
+# kstat NS NAME: a kernel SNMP counter of NS as nstat names it
+# (IpForwDatagrams, Ip6OutForwDatagrams, IcmpInEchos, ...), absolute.
+kstat() {
+	ip netns exec "$1" nstat -asz "$2" | awk -v n="$2" '$1 == n { print $2; f = 1 }
+		END { exit !f }'
+}
+
+# kstat_ge NS NAME N: the counter has reached N (for wait_until).
+kstat_ge() {
+	local n
+	n=$(kstat "$1" "$2") && ((n >= $3))
+}
+
+# mac NS DEV
+mac() {
+	ip -n "$1" -j link show dev "$2" | jq -er '.[0].address'
+}
+
+# frames COUNT KIND...: test/fixtures/frames.py from h1 to h2 through r1.
+frames() {
+	in_h1 /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/frames.py" veth0 \
+		"$(mac "$XF_NS_R1" veth1)" "${SRC4:-$XF_H1_IP4}" "$XF_H2_IP4" \
+		"$XF_H1_IP6" "$XF_H2_IP6" "$@"
+}
+
+# The pin directory of r1's namespace (named by its netns cookie).
+pin_dir() {
+	local cookie
+	cookie=$(in_r1 /usr/bin/python3 -c 'import socket, struct
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])') || return
+	echo "/sys/fs/bpf/xfwd/ns$cookie"
+}
+
+# no_hooks DEV...: no XDP program and no tcx or tc ingress program on r1's DEVs.
+no_hooks() {
+	local dev out
+	for dev in "$@"; do
+		out=$(ip -n "$XF_NS_R1" -d link show dev "$dev") || return
+		[[ $out != *prog/xdp* ]] || return
+		[[ -z $(in_r1 bpftool net show dev "$dev" | sed -n '/^tc:/,/^$/{/^tc:/d;/^$/d;p}') ]] ||
+			return
+	done
+}
+
+# A third prefix behind h2 (on its loopback), routed by r1 through h2:
+# 198.18.3.0/24 and 2001:2:0:3::/64.
+XF_H2_FAR4=198.18.3.1
+XF_H2_FAR6=2001:2:0:3::1
+far_prefix() {
+	ip -n "$XF_NS_H2" addr add "$XF_H2_FAR4/32" dev lo
+	ip -n "$XF_NS_H2" addr add "$XF_H2_FAR6/128" dev lo
+	ip -n "$XF_NS_R1" route add 198.18.3.0/24 via "$XF_H2_IP4"
+	ip -n "$XF_NS_R1" -6 route add 2001:2:0:3::/64 via "$XF_H2_IP6"
+}
