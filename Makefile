@@ -44,6 +44,7 @@ CMD_SRCS := $(wildcard cmd/*.c)
 LIB_SRCS := $(wildcard lib/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 UNIT_SRCS := $(wildcard test/unit/*.c)
+TEST_PROGS := $(wildcard test/progs/*.bpf.c)
 BENCH_SRCS := $(wildcard bench/*.c)
 
 CMD_OBJS := $(CMD_SRCS:%.c=build/%.o)
@@ -51,11 +52,12 @@ LIB_OBJS := $(LIB_SRCS:%.c=build/%.o)
 BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=build/%.bpf.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=build/%.skel.h)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=build/test/%)
+TEST_PROG_OBJS := $(TEST_PROGS:test/progs/%.bpf.c=build/test/progs/%.bpf.o)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=build/bench/%)
 MANS := $(wildcard man/man8/*.8.in)
 MAN_OUT := $(MANS:man/man8/%.8.in=build/man/%.8)
 DEPS := $(CMD_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(BPF_OBJS:.o=.d) \
-	$(UNIT_BINS:=.d) $(BENCH_BINS:=.d)
+	$(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(TEST_PROG_OBJS:.o=.d)
 
 .DELETE_ON_ERROR:
 # Generated objects and skeletons are kept: they are what make rebuilds from.
@@ -72,10 +74,14 @@ config.mk: configure scripts/install-deps
 deps:
 	$(Q)scripts/install-deps
 
-build build/cmd build/lib build/test build/bench build/man:
+build build/cmd build/lib build/test build/test/progs build/bench build/man:
 	$(Q)mkdir -p $@
 
 build/%.bpf.o: bpf/%.bpf.c config.mk | build
+	$(QUIET_CLANG)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+# XDP programs the chain tests link together (no skeletons: loaded by path).
+build/test/progs/%.bpf.o: test/progs/%.bpf.c config.mk | build/test/progs
 	$(QUIET_CLANG)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 build/%.skel.h: build/%.bpf.o
@@ -101,7 +107,7 @@ build/bench/%: bench/%.c $(LIB_OBJS) | build/bench $(SKELS)
 build/man/%.8: man/man8/%.8.in Makefile | build/man
 	$(QUIET_GEN)sed -e 's/@VERSION@/$(VERSION)/g' $< > $@
 
-check: all $(UNIT_BINS) $(BENCH_BINS)
+check: all $(UNIT_BINS) $(BENCH_BINS) $(TEST_PROG_OBJS)
 	$(Q)scripts/install-deps
 	$(Q)test/run-all
 

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/* xfwd chain: many XDP programs on one interface, linked into one. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "chain_state.h"
+#include "cmd.h"
+#include "out.h"
+
+static const char *const verdict_words[] = { "aborted", "drop", "pass", "tx", "redirect", NULL };
+static const char *const action_words[] = { "next", "stop", "goto", NULL };
+
+enum { KW_DEV, KW_OBJ, KW_SEC, KW_NAME, KW_POS };
+
+/* "on VERDICT { next | stop | goto NAME }" after the "on". */
+static int chain_rule_parse(struct xf_args *a, struct xf_chain_add *o)
+{
+	int v = 0, act = 0, err, r;
+
+	err = arg_one_of(a, "VERDICT", verdict_words, &v) ?:
+	      arg_one_of(a, "ACTION", action_words, &act);
+	if (err)
+		return err;
+	for (r = 0; r < o->nrules; r++) {
+		if (o->rules[r].verdict == v) {
+			fprintf(stderr, "Error: duplicate \"on %s\"; try \"xfwd chain help\".\n",
+				verdict_words[v]);
+			return -XF_EUSAGE;
+		}
+	}
+	r = o->nrules++;
+	o->rules[r].verdict = v;
+	o->rules[r].action = act == 0 ? XF_ACT_NEXT : act == 1 ? XF_ACT_STOP : XF_ACT_GOTO;
+	o->rules[r].target = NULL;
+	if (act == 2)
+		return arg_str(a, "NAME", &o->rules[r].target);
+	return 0;
+}
+
+static int chain_dev(struct xf_args *a, const char **dev)
+{
+	return arg_once(a, KW_DEV, "dev") ?: arg_ifname(a, "IFNAME", dev);
+}
+
+static int chain_lock_nl(struct xfwd *x, struct xf_nl **nl)
+{
+	*nl = xfwd_nl(x);
+	if (!*nl)
+		return -EIO;
+	return xfwd_lock(x);
+}
+
+static int chain_add(struct xfwd *x, struct xf_args *a)
+{
+	struct xf_chain_add o = { 0 };
+	const char *dev = NULL;
+	struct xf_nl *nl;
+	int err = 0;
+
+	while (arg_more(a) && !err) {
+		if (arg_kw(a, "dev")) {
+			err = chain_dev(a, &dev);
+		} else if (arg_kw(a, "obj")) {
+			err = arg_once(a, KW_OBJ, "obj") ?: arg_str(a, "FILE", &o.obj);
+		} else if (arg_kw(a, "sec")) {
+			err = arg_once(a, KW_SEC, "sec/prog") ?: arg_str(a, "SECTION", &o.sec);
+		} else if (arg_kw(a, "prog")) {
+			err = arg_once(a, KW_SEC, "sec/prog") ?: arg_str(a, "NAME", &o.prog);
+		} else if (arg_kw(a, "name")) {
+			err = arg_once(a, KW_NAME, "name") ?: arg_str(a, "NAME", &o.name);
+			if (!err && (!*o.name || strlen(o.name) > 15))
+				err = arg_invalid(a, "NAME (1 to 15 characters)", o.name);
+		} else if (arg_kw(a, "first")) {
+			err = arg_once(a, KW_POS, "position");
+			o.pos = XF_POS_FIRST;
+		} else if (arg_kw(a, "last")) {
+			err = arg_once(a, KW_POS, "position");
+			o.pos = XF_POS_LAST;
+		} else if (arg_kw(a, "before")) {
+			err = arg_once(a, KW_POS, "position") ?: arg_str(a, "NAME", &o.rel);
+			o.pos = XF_POS_BEFORE;
+		} else if (arg_kw(a, "after")) {
+			err = arg_once(a, KW_POS, "position") ?: arg_str(a, "NAME", &o.rel);
+			o.pos = XF_POS_AFTER;
+		} else if (arg_kw(a, "on")) {
+			err = chain_rule_parse(a, &o);
+		} else {
+			return arg_unexpected(a);
+		}
+	}
+	if (err)
+		return err;
+	if (!dev)
+		return arg_missing(a, "dev IFNAME");
+	if (!o.obj)
+		return arg_missing(a, "obj FILE");
+	err = chain_lock_nl(x, &nl);
+	return err ?: xf_chain_add(nl, dev, &o);
+}
+
+static int chain_set(struct xfwd *x, struct xf_args *a)
+{
+	struct xf_chain_add o = { 0 };
+	const char *dev = NULL, *name = NULL;
+	struct xf_nl *nl;
+	int err = 0;
+
+	while (arg_more(a) && !err) {
+		if (arg_kw(a, "dev"))
+			err = chain_dev(a, &dev);
+		else if (arg_kw(a, "name"))
+			err = arg_once(a, KW_NAME, "name") ?: arg_str(a, "NAME", &name);
+		else if (arg_kw(a, "on"))
+			err = chain_rule_parse(a, &o);
+		else
+			return arg_unexpected(a);
+	}
+	if (err)
+		return err;
+	if (!dev || !name || !o.nrules)
+		return arg_missing(a, !dev ? "dev IFNAME" : !name ? "name NAME" : "on VERDICT");
+	err = chain_lock_nl(x, &nl);
+	return err ?: xf_chain_set(nl, dev, name, &o);
+}
+
+static int chain_order(struct xfwd *x, struct xf_args *a)
+{
+	const char *names[XF_CHAIN_MAX], *dev = NULL;
+	struct xf_nl *nl;
+	int n = 0, err = 0;
+
+	while (arg_more(a) && !err) {
+		if (!dev && arg_kw(a, "dev")) {
+			err = chain_dev(a, &dev);
+		} else if (n == XF_CHAIN_MAX) {
+			return arg_unexpected(a);
+		} else {
+			names[n++] = arg_next(a);
+		}
+	}
+	if (err)
+		return err;
+	if (!dev || !n)
+		return arg_missing(a, !dev ? "dev IFNAME" : "NAME");
+	err = chain_lock_nl(x, &nl);
+	return err ?: xf_chain_order(nl, dev, names, n);
+}
+
+static int chain_del(struct xfwd *x, struct xf_args *a)
+{
+	const char *dev = NULL, *name = NULL;
+	bool all = false;
+	struct xf_nl *nl;
+	int err = 0;
+
+	while (arg_more(a) && !err) {
+		if (arg_kw(a, "dev"))
+			err = chain_dev(a, &dev);
+		else if (!all && !name && arg_kw(a, "name"))
+			err = arg_str(a, "NAME", &name);
+		else if (!all && !name && arg_kw(a, "all"))
+			all = true;
+		else
+			return arg_unexpected(a);
+	}
+	if (err)
+		return err;
+	if (!dev || (!name && !all))
+		return arg_missing(a, !dev ? "dev IFNAME" : "name NAME or all");
+	err = chain_lock_nl(x, &nl);
+	return err ?: xf_chain_del(nl, dev, name);
+}
+
+static void chain_rules_str(const struct xf_chain_desc *d, int i, char *buf, size_t len)
+{
+	size_t o = 0;
+	uint32_t v, k;
+
+	buf[0] = '\0';
+	for (v = 0; v < XF_V_N && o < len; v++) {
+		uint8_t act = d->m[i].act[v];
+		const char *t = "";
+
+		if (act == XF_ACT_DEFAULT)
+			continue;
+		for (k = 0; act == XF_ACT_GOTO && k < d->n; k++)
+			if (d->m[k].slot == d->m[i].target[v])
+				t = d->m[k].name;
+		o += snprintf(buf + o, len - o, "%son %s %s%s%s", o ? " " : "",
+			      xf_chain_verdict_name(v), act == XF_ACT_NEXT ? "next" :
+			      act == XF_ACT_STOP ? "stop" : "goto", *t ? " " : "", t);
+	}
+}
+
+static int chain_show_one(const struct xf_chain_info *ci, void *arg)
+{
+	struct xfwd *x = arg;
+	struct xf_out *o = x->out;
+	char rules[160];
+	uint32_t i, v;
+
+	out_row_begin(o);
+	out_str(o, "dev", ci->dev);
+	out_int(o, "ifindex", ci->ifindex);
+	out_str(o, "mode", ci->mode);
+	out_int(o, "prog_id", ci->prog_id);
+	out_int(o, "link_id", ci->link_id);
+	out_int(o, "members", ci->desc.n);
+	out_list_begin(o, "chain");
+	for (i = 0; i < ci->desc.n; i++) {
+		const struct xf_chain_desc_member *m = &ci->desc.m[i];
+
+		out_row_begin(o);
+		out_str(o, "name", m->name);
+		out_str(o, "prog", m->prog);
+		for (v = 0; v < XF_CHAIN_NV; v++)
+			out_u64(o, xf_chain_verdict_name(v), ci->cnt[m->slot][v]);
+		chain_rules_str(&ci->desc, i, rules, sizeof(rules));
+		out_str(o, "rules", rules[0] ? rules : out_is_json(o) ? NULL : "-");
+		out_row_end(o);
+	}
+	out_list_end(o);
+	out_row_end(o);
+	return 0;
+}
+
+static int chain_show(struct xfwd *x, struct xf_args *a)
+{
+	const char *dev = NULL;
+	struct xf_nl *nl;
+	int err = 0;
+
+	while (arg_more(a) && !err) {
+		if (arg_kw(a, "dev"))
+			err = chain_dev(a, &dev);
+		else
+			return arg_unexpected(a);
+	}
+	if (err)
+		return err;
+	nl = xfwd_nl(x);
+	if (!nl)
+		return -EIO;
+	out_list_begin(x->out, "interfaces");
+	err = xf_chain_list(nl, dev, chain_show_one, x);
+	out_list_end(x->out);
+	return err;
+}
+
+static const struct cmd chain_cmds[] = {
+	{ "add", chain_add, "dev IFNAME obj FILE [ sec SECTION | prog NAME ] [ name NAME ] "
+		"[ { first | last | before NAME | after NAME } ] "
+		"[ on VERDICT { next | stop | goto NAME } ]... "
+		"(VERDICT := aborted | drop | pass | tx | redirect)" },
+	{ "set", chain_set, "dev IFNAME name NAME on VERDICT { next | stop | goto NAME }..." },
+	{ "order", chain_order, "dev IFNAME NAME NAME ..." },
+	{ "del", chain_del, "dev IFNAME { name NAME | all }" },
+	{ "show", chain_show, "[ dev IFNAME ]" },
+	{ NULL }
+};
+
+const struct object chain_object = {
+	"chain", chain_cmds, "show", "many XDP programs on one interface, linked into one"
+};

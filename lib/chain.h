@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* chain: XDP members linked into one program; the graph check and the build. */
+#ifndef XF_CHAIN_H
+#define XF_CHAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bpf_insn;
+struct bpf_program;
+
+/* Members in one chain: the documented limit. */
+#define XF_CHAIN_MAX 32
+
+/* A member's verdict is its XDP return code; the values are the kernel's
+ * XDP_ABORTED .. XDP_REDIRECT. Anything above counts as XF_V_OTHER and
+ * always ends the chain (the kernel then treats it as an invalid action). */
+enum xf_verdict { XF_V_ABORTED, XF_V_DROP, XF_V_PASS, XF_V_TX, XF_V_REDIRECT, XF_V_N };
+#define XF_V_OTHER XF_V_N
+#define XF_CHAIN_NV (XF_V_N + 1)
+
+/* What follows a verdict. DEFAULT: pass -> NEXT, every other verdict ->
+ * STOP. NEXT after the last member ends the chain. */
+enum xf_action { XF_ACT_DEFAULT, XF_ACT_NEXT, XF_ACT_STOP, XF_ACT_GOTO };
+
+struct xf_chain_rule {
+	uint8_t action;		/* enum xf_action */
+	uint8_t target;		/* XF_ACT_GOTO: index of the member in the array */
+};
+
+struct xf_chain_member {
+	char name[16];
+	/* Counter slot in [0, XF_CHAIN_MAX), distinct within a chain. The
+	 * caller keeps it for the member's life, so a reorder does not move
+	 * a member's counts to another member. */
+	uint8_t slot;
+	struct xf_chain_rule on[XF_V_N];
+	/* Final instructions of a loaded member: bpf_program__insns() after
+	 * bpf_object__load(). They carry the fds of the member object's maps,
+	 * so that object must stay open until xf_chain_load() returns; the
+	 * loaded chain holds its own references to the maps after that. */
+	const struct bpf_insn *insns;
+	size_t n_insns;
+	bool frags;		/* loaded with BPF_F_XDP_HAS_FRAGS ("xdp.frags") */
+	/* Never inline: run the member as a subprogram in its own frame, so
+	 * bpftool and perf show it under its name (a call costs more). */
+	bool call;
+};
+
+/*
+ * Counters map: a PERCPU_ARRAY with ONE entry (key 0) whose value is
+ * __u64[XF_CHAIN_MAX * XF_CHAIN_NV], packets indexed by
+ * slot * XF_CHAIN_NV + verdict (XF_V_OTHER for return codes above
+ * XDP_REDIRECT; a tail call's verdict counts for the member that made it).
+ * One entry means one lookup per packet rather than one per step.
+ */
+#define XF_CHAIN_CNT_N (XF_CHAIN_MAX * XF_CHAIN_NV)
+
+/* "aborted", "drop", "pass", "tx", "redirect", "other"; NULL above. */
+const char *xf_chain_verdict_name(unsigned int v);
+
+/* Fill insns, n_insns and frags of m from a program of a loaded object, and
+ * its name (truncated to 15 characters). Rules and slot are left alone. */
+void xf_chain_member_from_prog(struct xf_chain_member *m, const char *name,
+			       const struct bpf_program *prog);
+
+/* Messages: msg is always a buffer of len >= 1 bytes; on error it holds
+ * one line without "Error: " and without a trailing newline. */
+
+/* Check the graph given by order + rules: 1..XF_CHAIN_MAX members, names
+ * non-empty and distinct, slots in range and distinct, actions known, goto
+ * targets in range, no cycle. 0, or -EINVAL/-ELOOP with one line in msg
+ * ("cycle: a -> b -> c -> a"). */
+int xf_chain_check(const struct xf_chain_member *m, int n, char *msg, size_t len);
+
+/* Where verdict v (< XF_V_N) of member i leads: a member index or
+ * XF_CHAIN_EXIT. Rules must have passed xf_chain_check(). */
+#define XF_CHAIN_EXIT (-1)
+int xf_chain_dest(const struct xf_chain_member *m, int n, int i, int v);
+
+/* The steps of a checked chain in the order the dispatcher runs them:
+ * members reachable from m[0], topologically sorted (lowest index first
+ * among equals, so the chain's own order wherever gotos allow). Members
+ * with pos -1 are unreachable and are not linked in. */
+struct xf_chain_layout {
+	int n;
+	int order[XF_CHAIN_MAX];	/* member index of each step */
+	int pos[XF_CHAIN_MAX];		/* step of each member, or -1 */
+};
+void xf_chain_layout(const struct xf_chain_member *m, int n, struct xf_chain_layout *lo);
+
+/* Link and load the chain as one XDP program: a dispatcher (the graph as
+ * straight-line code, forward jumps only) running each member reachable
+ * from m[0], inlined where it can be, else as a BPF-to-BPF subprogram.
+ * counters_fd < 0 builds without counters; xdp.frags only if every member
+ * has it. Returns the program fd (the caller closes it; msg then says
+ * which members were inlined and which called), or -errno with one line
+ * in msg naming the member the verifier or the linker complained about. */
+int xf_chain_load(const struct xf_chain_member *m, int n, int counters_fd,
+		  char *msg, size_t len);
+
+/* Create an empty counters map (caller pins and closes it). fd/-errno. */
+int xf_chain_counters_create(void);
+
+/* Sum the counters over CPUs into cnt[slot][verdict]. 0/-errno. */
+int xf_chain_counters_read(int fd, uint64_t cnt[XF_CHAIN_MAX][XF_CHAIN_NV]);
+
+#endif

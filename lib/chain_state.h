@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* chain: an interface's chain as the kernel holds it, and changes to it. */
+#ifndef XF_CHAIN_STATE_H
+#define XF_CHAIN_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <net/if.h>
+
+#include "chain.h"
+
+struct xf_nl;
+
+/* One member as stored: the object is a copy under XF_CHAIN_RUN_DIR, so a
+ * rebuild by a later xfwd never depends on where the user kept the file. */
+struct xf_chain_desc_member {
+	char name[16];
+	char prog[64];			/* the program's name in its object */
+	uint8_t slot;			/* counter slot, kept for life */
+	uint8_t act[XF_V_N];		/* enum xf_action */
+	uint8_t target[XF_V_N];		/* XF_ACT_GOTO: the target's slot */
+	uint8_t prio_set;		/* priority came from XDP_RUN_CONFIG */
+	uint32_t prio;
+};
+
+/* The value of the pinned one-entry map "chain_desc": the chain's order
+ * and rules live in the kernel with its program, not in a file. */
+struct xf_chain_desc {
+	uint32_t magic;
+	uint32_t n;
+	uint32_t gen;			/* bumped by every change */
+	uint32_t pad;
+	struct xf_chain_desc_member m[XF_CHAIN_MAX];
+};
+
+#define XF_CHAIN_MAGIC 0x78666368U	/* "xfch" */
+/* Copies of member objects: cleared on reboot, as bpffs pins are. */
+#define XF_CHAIN_RUN_DIR "/run/xfwd"
+
+/* Where a new member goes. */
+enum xf_chain_pos { XF_POS_DEFAULT, XF_POS_FIRST, XF_POS_LAST, XF_POS_BEFORE, XF_POS_AFTER };
+
+struct xf_chain_add {
+	const char *obj;		/* ELF file */
+	const char *sec;		/* choose the program by section ... */
+	const char *prog;		/* ... or by name; else the only XDP one */
+	const char *name;		/* member name; default: the program's */
+	enum xf_chain_pos pos;
+	const char *rel;		/* BEFORE/AFTER: that member */
+	struct { int verdict; int action; const char *target; } rules[XF_V_N * 2];
+	int nrules;
+};
+
+/* What show prints about one interface. */
+struct xf_chain_info {
+	int ifindex;
+	char dev[IF_NAMESIZE];
+	uint32_t prog_id, link_id;
+	const char *mode;		/* "native" or "generic" */
+	struct xf_chain_desc desc;
+	uint64_t cnt[XF_CHAIN_MAX][XF_CHAIN_NV];
+};
+
+/* Each prints its own one-line Error and returns 0/-errno (-XF_EUSAGE for
+ * a refusal the user can fix by changing the command). All or nothing: a
+ * change that fails anywhere, the verifier included, leaves the running
+ * chain as it was. */
+int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a);
+int xf_chain_set(struct xf_nl *nl, const char *dev, const char *name,
+		 const struct xf_chain_add *rules);
+int xf_chain_order(struct xf_nl *nl, const char *dev, const char *const *names, int n);
+int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name);
+/* Every chain of this namespace (or only dev's). */
+int xf_chain_list(struct xf_nl *nl, const char *dev,
+		  int (*cb)(const struct xf_chain_info *ci, void *arg), void *arg);
+
+#endif
