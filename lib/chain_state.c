@@ -35,6 +35,7 @@ struct chain_if {
 	char pin[PATH_LEN];	/* XF_PIN_ROOT/ns<id>/<ifindex> */
 	char run[PATH_LEN];	/* XF_CHAIN_RUN_DIR/ns<id>/<ifindex> */
 	int link_fd, desc_fd, cnt_fd;
+	uint32_t xdp_flags;	/* for a new chain's link */
 	struct xf_chain_desc d;	/* as it is now (n = 0 when there is none) */
 };
 
@@ -128,9 +129,15 @@ static void obj_path(const struct chain_if *c, const char *member, char *buf, si
 	snprintf(buf, len, "%s/%s.o", c->run, member);
 }
 
-static void map_dir(const struct chain_if *c, const char *member, char *buf, size_t len)
+static void map_dir(const struct chain_if *c, const struct xf_chain_desc_member *dm,
+		    char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/maps/%s", c->pin, member);
+	int ns_len = strrchr(c->pin, '/') - c->pin;
+
+	if (dm->maps[0])
+		snprintf(buf, len, "%.*s/%s", ns_len, c->pin, dm->maps);
+	else
+		snprintf(buf, len, "%s/maps/%s", c->pin, dm->name);
 }
 
 /* Open a member's object with only its program loaded, its maps pinned
@@ -163,13 +170,25 @@ static struct bpf_object *member_open(const struct chain_if *c, const char *path
 		snprintf(msg, len, "member %s: no program \"%s\" in its object", dm->name, dm->prog);
 		goto err;
 	}
-	map_dir(c, dm->name, dir, sizeof(dir));
+	map_dir(c, dm, dir, sizeof(dir));
 	err = xf_pin_mkdir(dir);
 	bpf_object__for_each_map(map, obj) {
+		int fd;
+
 		if (err || bpf_map__is_internal(map))
 			continue;
 		snprintf(pin, sizeof(pin), "%s/%s", dir, bpf_map__name(map));
-		err = bpf_map__set_pin_path(map, pin);
+		if (!dm->maps[0]) {
+			err = bpf_map__set_pin_path(map, pin);
+			continue;
+		}
+		/* Shared maps exist already; take them as they are (the kernel
+		 * adds flags of its own, e.g. to device maps, that libbpf's
+		 * compatibility check of a pinned map would refuse). */
+		fd = bpf_obj_get(pin);
+		err = fd < 0 ? -errno : bpf_map__reuse_fd(map, fd);
+		if (fd >= 0)
+			close(fd);
 	}
 	if (!err)
 		err = bpf_object__load(obj);
@@ -286,6 +305,7 @@ static int chain_commit(struct chain_if *c, struct xf_chain_desc *d)
 	d->magic = XF_CHAIN_MAGIC;
 	d->gen++;
 	if (first) {
+		lo.flags = c->xdp_flags;
 		link_fd = bpf_link_create(prog_fd, c->l.ifindex, BPF_XDP, &lo);
 		err = link_fd < 0 ? -errno : xf_pin_mkdir(c->pin);
 		err = err ?: pin_fd(link_fd, c->pin, "xdp_link") ?:
@@ -515,6 +535,13 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 	snprintf(dm.name, sizeof(dm.name), "%s", a->name ?: pname);
 	run_config(obj, pname, &dm);
 	bpf_object__close(obj);
+	if (a->has_prio) {
+		dm.prio = a->prio;
+		dm.prio_set = 1;
+	}
+	if (a->maps)
+		snprintf(dm.maps, sizeof(dm.maps), "%s", a->maps);
+	c.xdp_flags = a->xdp_flags;
 	err = -XF_EUSAGE;
 	if (find_member(&d, dm.name) >= 0) {
 		fprintf(stderr, "Error: %s already has a member \"%s\"; give another name.\n",
@@ -562,8 +589,8 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		unlink(tmp);
 		goto out;
 	}
-	map_dir(&c, dm.name, dir, sizeof(dir));
-	had_maps = !access(dir, F_OK);
+	map_dir(&c, &dm, dir, sizeof(dir));
+	had_maps = dm.maps[0] || !access(dir, F_OK);
 	if (c.cnt_fd >= 0)
 		counters_clear_slot(c.cnt_fd, dm.slot);
 	err = chain_commit(&c, &d);
@@ -571,7 +598,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		unlink(dst);
 		if (!had_maps)
 			xf_pin_rmtree(dir);
-		for (i = 0; i < 2; i++) {	/* maps/, then the interface's dir */
+		for (i = 0; i < 2 && !dm.maps[0]; i++) {	/* maps/, then the interface's dir */
 			char *slash = strrchr(dir, '/');
 
 			if (slash)
@@ -679,6 +706,7 @@ static void chain_remove_all(struct chain_if *c)
 
 int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name)
 {
+	struct xf_chain_desc_member gone;
 	char p[PATH_LEN + 64];
 	struct xf_chain_desc d;
 	struct chain_if c;
@@ -709,14 +737,17 @@ int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name)
 			}
 		}
 	}
+	gone = d.m[i];
 	memmove(&d.m[i], &d.m[i + 1], (d.n - i - 1) * sizeof(d.m[0]));
 	d.n--;
 	err = chain_commit(&c, &d);
 	if (!err) {
 		obj_path(&c, name, p, sizeof(p));
 		unlink(p);
-		map_dir(&c, name, p, sizeof(p));
-		xf_pin_rmtree(p);
+		if (!gone.maps[0]) {
+			map_dir(&c, &gone, p, sizeof(p));
+			xf_pin_rmtree(p);
+		}
 	}
 out:
 	chain_if_close(&c);
@@ -797,4 +828,16 @@ out:
 	free(w);
 	free(ci);
 	return err < 0 ? err : 0;
+}
+
+int xf_chain_link_fd(int ifindex)
+{
+	char dir[PATH_LEN];
+	int fd, err;
+
+	err = xf_pin_path(dir, sizeof(dir), ifindex, NULL);
+	if (err)
+		return err;
+	fd = obj_get(dir, "xdp_link");
+	return fd < 0 ? -errno : fd;
 }

@@ -21,6 +21,10 @@ struct xf_chain_desc_member {
 	uint8_t target[XF_V_N];		/* XF_ACT_GOTO: the target's slot */
 	uint8_t prio_set;		/* priority came from XDP_RUN_CONFIG */
 	uint32_t prio;
+	/* Where its maps are pinned, relative to the namespace's pin
+	 * directory; "" for the member's own maps/<name>/. xfwd's route
+	 * member shares the namespace's route maps this way. */
+	char maps[32];
 };
 
 /* The value of the pinned one-entry map "chain_desc": the chain's order
@@ -49,6 +53,11 @@ struct xf_chain_add {
 	const char *rel;		/* BEFORE/AFTER: that member */
 	struct { int verdict; int action; const char *target; } rules[XF_V_N * 2];
 	int nrules;
+	/* For xfwd's own members: */
+	bool has_prio;			/* prio instead of the object's own */
+	uint32_t prio;
+	const char *maps;		/* see xf_chain_desc_member.maps */
+	uint32_t xdp_flags;		/* XDP_FLAGS_*_MODE when the chain is new */
 };
 
 /* What show prints about one interface. */
@@ -70,6 +79,8 @@ int xf_chain_set(struct xf_nl *nl, const char *dev, const char *name,
 		 const struct xf_chain_add *rules);
 int xf_chain_order(struct xf_nl *nl, const char *dev, const char *const *names, int n);
 int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name);
+/* The fd of dev's chain link (the caller closes it), or -ENOENT. */
+int xf_chain_link_fd(int ifindex);
 /* Every chain of this namespace (or only dev's). */
 int xf_chain_list(struct xf_nl *nl, const char *dev,
 		  int (*cb)(const struct xf_chain_info *ci, void *arg), void *arg);

@@ -21,6 +21,7 @@
 #include "route.h"
 #include "route_pin.h"
 #include "xbpf.h"
+#include "chain_state.h"
 #include "route.skel.h"
 
 #define MAX_DEVS 64
@@ -49,9 +50,11 @@ static int rt_get_obj(const char *dir, const char *name)
 }
 
 static const char *const rt_obj_names[RT_NFDS] = {
+	/* Maps are pinned under their own names: the chain layer finds them
+	 * that way when route is a member of an interface's XDP chain. */
 	[RT_PROG_XDP] = "prog_xdp", [RT_PROG_TC] = "prog_tc",
-	[RT_MAP_TX] = "tx_ports", [RT_MAP_IFCFG] = "ifcfg",
-	[RT_MAP_STATS] = "stats", [RT_MAP_TRACE] = "trace",
+	[RT_MAP_TX] = "xf_tx_ports", [RT_MAP_IFCFG] = "xf_rt_ifcfg",
+	[RT_MAP_STATS] = "xf_rt_stats", [RT_MAP_TRACE] = "xf_rt_trace",
 };
 
 void rt_inst_close(struct rt_inst *in)
@@ -261,7 +264,7 @@ struct rt_dev {
 	struct xf_link l;
 	enum xf_hook hook;
 	uint32_t xdp_flags;
-	bool cfg_done, tx_done, link_done;
+	bool cfg_done, tx_done, chain_done, link_done;
 };
 
 /* An XDP or tc program that someone else attached: refuse to touch it. */
@@ -275,6 +278,16 @@ static int rt_check_foreign(struct xf_nl *nl, const struct rt_dev *d)
 
 	if (d->hook == XF_HOOK_XDP) {
 		id = d->l.xdp.prog_id ?: d->l.xdp.drv_id ?: d->l.xdp.skb_id;
+		/* An xfwd chain is ours: route joins it. */
+		fd = xf_chain_link_fd(d->l.ifindex);
+		if (fd >= 0) {
+			struct bpf_link_info li = { 0 };
+			uint32_t llen = sizeof(li);
+
+			if (!bpf_link_get_info_by_fd(fd, &li, &llen) && li.prog_id == id)
+				id = 0;
+			close(fd);
+		}
 	} else {
 		q.prog_ids = ids;
 		q.count = 8;
@@ -340,7 +353,43 @@ static void rt_clear_slot(struct rt_inst *in, uint32_t slot)
 	free(zero);
 }
 
-static int rt_attach_one(struct rt_inst *in, struct rt_dev *d,
+/* hook xdp: route joins the interface's XDP chain as the member "route",
+ * last by priority, so filters added to the chain run before it. The
+ * chain's link is pinned a second time as the interface's route link. */
+static int rt_chain_join(struct xf_nl *nl, struct rt_dev *d)
+{
+	struct xf_chain_add a = {
+		.prog = "xf_route_xdp", .name = "route", .has_prio = true,
+		.prio = XF_ROUTE_CHAIN_PRIO, .maps = "route", .xdp_flags = d->xdp_flags,
+	};
+	const void *elf;
+	char tmp[64];
+	size_t size;
+	int fd, err;
+
+	elf = route_bpf__elf_bytes(&size);
+	snprintf(tmp, sizeof(tmp), "%s/.route-%d.o", XF_CHAIN_RUN_DIR, (int)getpid());
+	err = xf_pin_mkdir(XF_CHAIN_RUN_DIR);
+	fd = err ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, elf, size) != (ssize_t)size) {
+		err = -errno ?: -EIO;
+		fprintf(stderr, "Error: cannot write %s: %s.\n", tmp, strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		return err;
+	}
+	close(fd);
+	a.obj = tmp;
+	err = xf_chain_add(nl, d->name, &a);
+	unlink(tmp);
+	if (err)
+		return err;
+	fd = xf_chain_link_fd(d->l.ifindex);
+	return fd;
+}
+
+static int rt_attach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d,
 			 const struct xf_route_attach_opts *o, bool auto_hook)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, lo);
@@ -374,13 +423,15 @@ static int rt_attach_one(struct rt_inst *in, struct rt_dev *d,
 	d->tx_done = true;
 
 	if (d->hook == XF_HOOK_XDP) {
-		lo.flags = d->xdp_flags;
-		fd = bpf_link_create(in->fd[RT_PROG_XDP], d->l.ifindex, BPF_XDP, &lo);
+		fd = rt_chain_join(nl, d);
+		if (fd < 0)
+			return fd;
+		d->chain_done = true;
 	} else {
 		fd = bpf_link_create(in->fd[RT_PROG_TC], d->l.ifindex, BPF_TCX_INGRESS, &lo);
+		if (fd < 0)
+			goto fail;
 	}
-	if (fd < 0)
-		goto fail;
 	err = xf_pin_path(dir, sizeof(dir), d->l.ifindex, NULL);
 	if (!err)
 		err = xf_pin_mkdir(dir);
@@ -402,11 +453,13 @@ fail:
 }
 
 /* Take back what rt_attach_one did, in reverse order. */
-static void rt_undo_one(struct rt_inst *in, struct rt_dev *d)
+static void rt_undo_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d)
 {
 	char path[RT_PATH_MAX];
 	uint32_t key = d->l.ifindex;
 
+	if (d->chain_done)
+		xf_chain_del(nl, d->name, "route");
 	if (d->link_done && !rt_link_pin_path(path, sizeof(path), key)) {
 		unlink(path);
 		path[strlen(path) - strlen("/route")] = '\0';
@@ -496,7 +549,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
-		err = rt_attach_one(&in, &d[i], o, o->hook == XF_HOOK_AUTO);
+		err = rt_attach_one(nl, &in, &d[i], o, o->hook == XF_HOOK_AUTO);
 		if (err)
 			break;
 	}
@@ -504,7 +557,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		err = rt_refresh(&in);
 	if (err) {
 		for (i = i < n ? i : n - 1; i >= 0; i--)
-			rt_undo_one(&in, &d[i]);
+			rt_undo_one(nl, &in, &d[i]);
 		if (in.created) {
 			xf_pin_rmtree(in.dir);
 			/* and the namespace's directory, if nothing else is in it */
@@ -518,23 +571,39 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 
 /* Unpin ifindex's link (the kernel then detaches the program, as nobody else
  * holds the link) and take it out of the maps. */
-static int rt_detach_one(struct rt_inst *in, uint32_t ifindex)
+static int rt_detach_one(struct xf_nl *nl, struct rt_inst *in, uint32_t ifindex)
 {
-	char path[RT_PATH_MAX];
-	int err;
+	struct bpf_link_info li = { 0 };
+	char path[RT_PATH_MAX], name[IF_NAMESIZE];
+	uint32_t len = sizeof(li);
+	bool xdp = false;
+	int fd, err;
 
 	err = rt_link_pin_path(path, sizeof(path), ifindex);
 	if (err)
 		return err;
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		xdp = !bpf_link_get_info_by_fd(fd, &li, &len) && li.type == BPF_LINK_TYPE_XDP;
+		close(fd);
+	}
 	if (unlink(path) && errno != ENOENT)
 		return -errno;
 	path[strlen(path) - strlen("/route")] = '\0';
+	if (xdp) {
+		/* Leave the chain; with the interface gone, the chain's pins go
+		 * too, as "detach all" promises. */
+		if (if_indextoname(ifindex, name))
+			err = xf_chain_del(nl, name, "route");
+		else
+			xf_pin_rmtree(path);
+	}
 	rmdir(path);
 	if (in->fd[RT_MAP_TX] >= 0) {
 		bpf_map_delete_elem(in->fd[RT_MAP_TX], &ifindex);
 		bpf_map_delete_elem(in->fd[RT_MAP_IFCFG], &ifindex);
 	}
-	return 0;
+	return err;
 }
 
 int rt_pinned_ifindexes(int *out, int max)
@@ -593,7 +662,7 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 	/* No instance: only link pins (of a killed command) are left to clear. */
 	err = 0;
 	for (i = 0; i < cnt; i++) {
-		err = rt_detach_one(&in, ifx[i]);
+		err = rt_detach_one(nl, &in, ifx[i]);
 		if (err) {
 			fprintf(stderr, "Error: cannot detach ifindex %d: %s.\n", ifx[i],
 				strerror(-err));

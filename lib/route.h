@@ -20,6 +20,11 @@ struct xf_nl;
 #define XF_RTIF_WANT_INET6 (1U << 18)
 
 enum xf_hook { XF_HOOK_AUTO, XF_HOOK_XDP, XF_HOOK_TC };
+
+/* On hook xdp, route is the member "route" of the interface's XDP chain,
+ * with this run priority: after the members of libxdp's default (50), so
+ * filters added to the chain see packets before the fast path forwards. */
+#define XF_ROUTE_CHAIN_PRIO 1000
 enum xf_xdp_attach { XF_MODE_AUTO, XF_MODE_NATIVE, XF_MODE_GENERIC };
 
 struct xf_route_attach_opts {

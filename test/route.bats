@@ -603,7 +603,7 @@ malformed() {
 	ip -n "$XF_NS_H2" link set veth0 mtu 4000
 	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp mode native
 	assert_output ""
-	[[ $stderr == "Error: cannot attach to veth2: "* ]]
+	[[ $stderr == "Error: cannot attach the chain to veth2: "* ]]
 	run -0 no_hooks veth1 veth2
 	[[ ! -e $PIN_DIR ]]
 	run -0 xr -j route show
