@@ -117,7 +117,7 @@ check-unit: $(UNIT_BINS)
 demo: all $(BENCH_BINS)
 	$(Q)scripts/demo
 
-bench: all $(BENCH_BINS)
+bench: all $(BENCH_BINS) $(TEST_PROG_OBJS)
 	$(Q)bench/run $(if $(FULL),--full)
 
 install: all

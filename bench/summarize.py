@@ -8,7 +8,8 @@ import statistics
 import subprocess
 import sys
 
-UNITS = {"route_tcp": ("Gbit/s", 1e-9), "route_rtt_us": ("us", 1)}
+UNITS = {"route_tcp": ("Gbit/s", 1e-9), "route_rtt_us": ("us", 1),
+         "chain_step": ("ns", 1)}
 
 
 def main(raw_path, out_dir):
