@@ -151,4 +151,51 @@ struct xf_route_trace {
  * every run: Ethernet + IPv6 + UDP is 62, rounded up to 8. */
 #define XF_GEN_HDR 64
 
+/*
+ * redirect (bpf/redirect.bpf.c): rules steer packets of one device and
+ * direction to another device. One instance per namespace; maps:
+ *
+ *  xf_rd_rules  LPM_TRIE struct xf_redir_key -> struct xf_redir_rule.
+ *               The first 32 data bits are the scope (ifindex << 1 | dir)
+ *               and always match; IPv4 addresses are IPv4-mapped IPv6
+ *               (::ffff:a.b.c.d), so one trie serves both families. A rule
+ *               without "match" has prefixlen 32: it catches every packet
+ *               of its scope, IP or not, that no longer prefix matches.
+ *               IP packets are looked up with prefixlen 32 + 128, others
+ *               with 32, so only the catch-all applies to them. An IPv6
+ *               prefix that contains ::ffff:0:0/96 (::/8, ...) or lies in
+ *               it would match IPv4 packets: userspace must refuse it.
+ *  xf_rd_cnt    PERCPU_ARRAY [rule id] -> struct xf_route_stat.
+ *  xf_rd_tx     DEVMAP_HASH ifindex -> ifindex, for hook xdp.
+ */
+#define XF_RD_DIR_INGRESS 0
+#define XF_RD_DIR_EGRESS 1
+#define XF_RD_SCOPE(ifindex, dir) (((__u32)(ifindex) << 1) | (dir))
+#define XF_RD_MAX_RULES 1024
+
+struct xf_redir_key {
+	__u32 prefixlen;	/* 32 + 96 + IPv4 plen, 32 + IPv6 plen, or 32 */
+	__u32 scope;		/* XF_RD_SCOPE(), always matched whole */
+	__u8 addr[16];
+};
+
+enum xf_redir_mode {
+	XF_RD_EGRESS,		/* bpf_redirect(ifindex, 0) */
+	XF_RD_INGRESS,		/* bpf_redirect(ifindex, BPF_F_INGRESS) */
+	XF_RD_PEER,		/* bpf_redirect_peer(ifindex, 0) */
+	XF_RD_PEER_EGRESS,	/* bpf_redirect_peer(ifindex, BPF_F_EGRESS) */
+	XF_RD_NEIGH,		/* bpf_redirect_neigh(ifindex, via or NULL) */
+	XF_RD_MIRROR,		/* bpf_clone_redirect(skb, ifindex, 0), go on */
+	XF_RD_MODE_MAX
+};
+
+struct xf_redir_rule {
+	__u32 target;		/* ifindex */
+	__u32 mode;		/* enum xf_redir_mode */
+	__u32 id;		/* counter index, < XF_RD_MAX_RULES */
+	__u32 via_family;	/* neigh: AF_INET/AF_INET6, 0 for none */
+	__u8 via[16];		/* neigh: next hop, network order; IPv4 in
+				 * via[0..3], as in struct bpf_redir_neigh */
+};
+
 #endif

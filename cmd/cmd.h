@@ -54,5 +54,6 @@ int xfwd_lock(struct xfwd *x);
 extern const struct object feature_object;
 extern const struct object route_object;
 extern const struct object chain_object;
+extern const struct object redirect_object;
 
 #endif

@@ -512,7 +512,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 	struct bpf_object *obj;
 	struct chain_if c;
 	const char *pname;
-	int pos, err, i;
+	int pos, err;
 	bool had_maps;
 
 	err = chain_if_open(nl, dev, true, &c);
@@ -598,14 +598,9 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		unlink(dst);
 		if (!had_maps)
 			xf_pin_rmtree(dir);
-		for (i = 0; i < 2 && !dm.maps[0]; i++) {	/* maps/, then the interface's dir */
-			char *slash = strrchr(dir, '/');
-
-			if (slash)
-				*slash = '\0';
-			if (c.link_fd < 0)
-				rmdir(dir);
-		}
+		if (!dm.maps[0])
+			xf_dir_prune(dir, XF_PIN_ROOT);
+		xf_dir_prune(c.run, XF_CHAIN_RUN_DIR);
 	}
 out:
 	chain_if_close(&c);
@@ -695,13 +690,10 @@ static void chain_remove_all(struct chain_if *c)
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/xdp_link", c->pin);
 	unlink(p);
-	rmdir(c->pin);
 	xf_pin_rmtree(c->run);
 	/* The namespace's directories too, when nothing else is in them. */
-	*strrchr(c->pin, '/') = '\0';
-	rmdir(c->pin);
-	*strrchr(c->run, '/') = '\0';
-	rmdir(c->run);
+	xf_dir_prune(c->pin, XF_PIN_ROOT);
+	xf_dir_prune(c->run, XF_CHAIN_RUN_DIR);
 }
 
 int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name)
@@ -840,4 +832,38 @@ int xf_chain_link_fd(int ifindex)
 		return err;
 	fd = obj_get(dir, "xdp_link");
 	return fd < 0 ? -errno : fd;
+}
+
+int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_builtin *b,
+		  const void *elf, size_t size)
+{
+	struct xf_chain_add a = {
+		.prog = b->prog, .name = b->name, .has_prio = true, .prio = b->prio,
+		.maps = b->maps, .xdp_flags = b->xdp_flags,
+	};
+	struct xf_link l;
+	char tmp[64];
+	int fd, err;
+
+	/* The object goes through a file like any member's, so a rebuild by
+	 * any later xfwd finds its copy under XF_CHAIN_RUN_DIR. */
+	snprintf(tmp, sizeof(tmp), "%s/.%s-%d.o", XF_CHAIN_RUN_DIR, b->name, (int)getpid());
+	err = xf_pin_mkdir(XF_CHAIN_RUN_DIR);
+	fd = err ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, elf, size) != (ssize_t)size) {
+		err = -errno ?: -EIO;
+		fprintf(stderr, "Error: cannot write %s: %s.\n", tmp, strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		return err;
+	}
+	close(fd);
+	a.obj = tmp;
+	err = xf_chain_add(nl, dev, &a);
+	unlink(tmp);
+	if (err)
+		return err;
+	err = xf_link_get(nl, dev, 0, &l);
+	return err ?: xf_chain_link_fd(l.ifindex);
 }

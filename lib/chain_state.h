@@ -79,6 +79,19 @@ int xf_chain_set(struct xf_nl *nl, const char *dev, const char *name,
 		 const struct xf_chain_add *rules);
 int xf_chain_order(struct xf_nl *nl, const char *dev, const char *const *names, int n);
 int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name);
+/* One of xfwd's own XDP programs as a chain member. */
+struct xf_chain_builtin {
+	const char *name;		/* member name: "route", "redirect" */
+	const char *prog;		/* its program in the object */
+	uint32_t prio;			/* run priority */
+	const char *maps;		/* its maps' directory in the namespace */
+	uint32_t xdp_flags;		/* XDP_FLAGS_*_MODE for a new chain */
+};
+/* Add the builtin member, whose object is elf (size bytes, e.g. a
+ * skeleton's), to dev's chain. The chain link's fd (the caller closes it),
+ * or -errno after an Error line. */
+int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_builtin *b,
+		  const void *elf, size_t size);
 /* The fd of dev's chain link (the caller closes it), or -ENOENT. */
 int xf_chain_link_fd(int ifindex);
 /* Every chain of this namespace (or only dev's). */

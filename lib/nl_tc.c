@@ -122,3 +122,30 @@ int xf_tc_bpf_add(struct xf_nl *nl, int ifindex, bool ingress, int fd, const cha
 	mnl_attr_nest_end(nlh, opts);
 	return xf_nl_request(nl, nlh);
 }
+
+int xf_tc_bpf_del(struct xf_nl *nl, int ifindex, bool ingress)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_DELTFILTER, 0);
+	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_parent = TC_H_MAKE(TC_H_CLSACT, ingress ? TC_H_MIN_INGRESS : TC_H_MIN_EGRESS);
+	tcm->tcm_handle = 1;
+	tcm->tcm_info = TC_H_MAKE(1U << 16, htons(ETH_P_ALL));
+	mnl_attr_put_strz(nlh, TCA_KIND, "bpf");
+	return xf_nl_request(nl, nlh);
+}
+
+int xf_tc_clsact_del(struct xf_nl *nl, int ifindex)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_DELQDISC, 0);
+	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
+	tcm->tcm_parent = TC_H_CLSACT;
+	mnl_attr_put_strz(nlh, TCA_KIND, "clsact");
+	return xf_nl_request(nl, nlh);
+}

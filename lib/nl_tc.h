@@ -26,5 +26,9 @@ int xf_tc_clsact_add(struct xf_nl *nl, int ifindex);
 /* Add a cls_bpf filter in direct-action mode, prio 1 handle 1, running the
  * program fd on the ingress or egress hook of clsact. 0/-errno */
 int xf_tc_bpf_add(struct xf_nl *nl, int ifindex, bool ingress, int fd, const char *name);
+/* Delete the filter xf_tc_bpf_add() made. 0/-errno */
+int xf_tc_bpf_del(struct xf_nl *nl, int ifindex, bool ingress);
+/* Delete ifindex's clsact qdisc and every filter on it. 0/-errno */
+int xf_tc_clsact_del(struct xf_nl *nl, int ifindex);
 
 #endif

@@ -358,35 +358,15 @@ static void rt_clear_slot(struct rt_inst *in, uint32_t slot)
  * chain's link is pinned a second time as the interface's route link. */
 static int rt_chain_join(struct xf_nl *nl, struct rt_dev *d)
 {
-	struct xf_chain_add a = {
-		.prog = "xf_route_xdp", .name = "route", .has_prio = true,
-		.prio = XF_ROUTE_CHAIN_PRIO, .maps = "route", .xdp_flags = d->xdp_flags,
+	const struct xf_chain_builtin b = {
+		.name = "route", .prog = "xf_route_xdp", .prio = XF_ROUTE_CHAIN_PRIO,
+		.maps = "route", .xdp_flags = d->xdp_flags,
 	};
 	const void *elf;
-	char tmp[64];
 	size_t size;
-	int fd, err;
 
 	elf = route_bpf__elf_bytes(&size);
-	snprintf(tmp, sizeof(tmp), "%s/.route-%d.o", XF_CHAIN_RUN_DIR, (int)getpid());
-	err = xf_pin_mkdir(XF_CHAIN_RUN_DIR);
-	fd = err ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, elf, size) != (ssize_t)size) {
-		err = -errno ?: -EIO;
-		fprintf(stderr, "Error: cannot write %s: %s.\n", tmp, strerror(-err));
-		if (fd >= 0)
-			close(fd);
-		unlink(tmp);
-		return err;
-	}
-	close(fd);
-	a.obj = tmp;
-	err = xf_chain_add(nl, d->name, &a);
-	unlink(tmp);
-	if (err)
-		return err;
-	fd = xf_chain_link_fd(d->l.ifindex);
-	return fd;
+	return xf_chain_join(nl, d->name, &b, elf, size);
 }
 
 static int rt_attach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d,

@@ -120,6 +120,23 @@ int xf_pin_rmtree(const char *dir)
 	return err;
 }
 
+void xf_dir_prune(const char *dir, const char *top)
+{
+	char path[512];
+	size_t n = strlen(top);
+	char *slash;
+
+	if (strlen(dir) >= sizeof(path) || strncmp(dir, top, n) || dir[n] != '/')
+		return;
+	strcpy(path, dir);
+	while (strlen(path) > n && !rmdir(path)) {
+		slash = strrchr(path, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+}
+
 int xf_lock(int *fd, bool nowait)
 {
 	int f = open(XF_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600);

@@ -21,6 +21,9 @@ int xf_netns_id(uint64_t *id);
 int xf_pin_path(char *buf, size_t len, int ifindex, const char *name);
 /* mkdir -p of a directory below XF_PIN_ROOT. 0/-errno. */
 int xf_pin_mkdir(const char *dir);
+/* rmdir dir and then its parents while they are empty, up to (not
+ * including) top. Best effort: what is not empty stays. */
+void xf_dir_prune(const char *dir, const char *top);
 /* Remove a pin directory and everything in it. 0/-errno. */
 int xf_pin_rmtree(const char *dir);
 

@@ -79,6 +79,14 @@ assert_usage_error() {
 	assert_output --partial "xfwd feature show"
 }
 
+@test "an ambiguous prefix is refused, naming the candidates" {
+	run -2 --separate-stderr xfwd r show
+	assert_equal "$output" ""
+	assert_equal "$stderr" 'Error: object "r" is ambiguous: route redirect.'
+	run -2 --separate-stderr xfwd chain s
+	assert_equal "$stderr" 'Error: command "s" is ambiguous: set show.'
+}
+
 @test "a missing namespace fails with exit 1" {
 	run -1 --separate-stderr xfwd -n xfwd-no-such-ns feature
 	assert_equal "$output" ""
