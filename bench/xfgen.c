@@ -26,6 +26,7 @@
 #include <linux/if_link.h>
 
 #include "arg.h"
+#include "csum.h"
 #include "xbpf.h"
 #include "xfwd_bpf.h"
 #include "gen.skel.h"
@@ -44,24 +45,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint32_t sum16(uint32_t sum, const uint8_t *b, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (b[i] << 8) | b[i + 1];
-	if (len & 1)
-		sum += b[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum;
 }
 
 /* The whole frame: Ethernet, IP, UDP with a correct checksum, zeros. */
@@ -91,7 +74,7 @@ static int build(const struct gen_opts *o, const uint8_t *smac, uint8_t *f)
 		ip[7] = 64;
 		memcpy(ip + 8, o->src.bytes, 16);
 		memcpy(ip + 24, o->dst.bytes, 16);
-		sum = sum16(0, ip + 8, 32) + 17 + udp;
+		sum = xf_csum_add(0, ip + 8, 32) + 17 + udp;
 	} else {
 		ip[0] = 0x45;
 		ip[2] = l3 >> 8;
@@ -100,12 +83,12 @@ static int build(const struct gen_opts *o, const uint8_t *smac, uint8_t *f)
 		ip[9] = 17;
 		memcpy(ip + 12, o->src.bytes, 4);
 		memcpy(ip + 16, o->dst.bytes, 4);
-		sum = fold(sum16(0, ip, 20));
+		sum = xf_csum_fold(xf_csum_add(0, ip, 20));
 		ip[10] = sum >> 8;
 		ip[11] = sum & 0xff;
-		sum = sum16(0, ip + 12, 8) + 17 + udp;
+		sum = xf_csum_add(0, ip + 12, 8) + 17 + udp;
 	}
-	sum = fold(sum16(sum, u, udp));
+	sum = xf_csum_fold(xf_csum_add(sum, u, udp));
 	u[6] = (sum ?: 0xffff) >> 8;
 	u[7] = (sum ?: 0xffff) & 0xff;
 	return 0;

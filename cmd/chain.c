@@ -229,14 +229,9 @@ static int chain_show(struct xfwd *x, struct xf_args *a)
 {
 	const char *dev = NULL;
 	struct xf_nl *nl;
-	int err = 0;
+	int err;
 
-	while (arg_more(a) && !err) {
-		if (arg_kw(a, "dev"))
-			err = chain_dev(a, &dev);
-		else
-			return arg_unexpected(a);
-	}
+	err = arg_dev_filter(a, &dev);
 	if (err)
 		return err;
 	nl = xfwd_nl(x);

@@ -16,20 +16,7 @@ struct feature_show_opts {
 
 static int feature_show_parse(struct xf_args *a, struct feature_show_opts *o)
 {
-	int err;
-
-	while (arg_more(a)) {
-		if (arg_kw(a, "dev")) {
-			err = arg_once(a, 0, "dev");
-			if (!err)
-				err = arg_ifname(a, "IFNAME", &o->dev);
-			if (err)
-				return err;
-		} else {
-			return arg_unexpected(a);
-		}
-	}
-	return 0;
+	return arg_dev_filter(a, &o->dev);
 }
 
 static void feature_print_kernel(struct xf_out *o, const struct xf_kernel_features *kf)

@@ -132,14 +132,9 @@ static int redirect_show(struct xfwd *x, struct xf_args *a)
 {
 	const char *dev = NULL;
 	struct xf_nl *nl;
-	int err = 0;
+	int err;
 
-	while (arg_more(a) && !err) {
-		if (arg_kw(a, "dev"))
-			err = arg_once(a, KW_DEV, "dev") ?: arg_ifname(a, "IFNAME", &dev);
-		else
-			return arg_unexpected(a);
-	}
+	err = arg_dev_filter(a, &dev);
 	if (err)
 		return err;
 	nl = xfwd_nl(x);

@@ -180,15 +180,9 @@ static int route_show(struct xfwd *x, struct xf_args *a)
 	struct xf_nl *nl;
 	int err;
 
-	while (arg_more(a)) {
-		if (arg_kw(a, "dev")) {
-			err = arg_once(a, KW_DEV, "dev") ?: arg_ifname(a, "IFNAME", &dev);
-			if (err)
-				return err;
-		} else {
-			return arg_unexpected(a);
-		}
-	}
+	err = arg_dev_filter(a, &dev);
+	if (err)
+		return err;
 	nl = xfwd_nl(x);
 	if (!nl)
 		return -EIO;

@@ -143,6 +143,22 @@ int arg_ifname(struct xf_args *a, const char *what, const char **name)
 	return 0;
 }
 
+int arg_dev_filter(struct xf_args *a, const char **dev)
+{
+	while (arg_more(a)) {
+		if (!arg_kw(a, "dev"))
+			return arg_unexpected(a);
+		if (*dev) {
+			fprintf(stderr, "Error: duplicate \"dev\"");
+			arg_hint(a);
+			return -XF_EUSAGE;
+		}
+		if (arg_ifname(a, "IFNAME", dev))
+			return -XF_EUSAGE;
+	}
+	return 0;
+}
+
 int xf_parse_addr(const char *s, struct xf_addr *v, bool prefix)
 {
 	char buf[INET6_ADDRSTRLEN + 8];

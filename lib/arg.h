@@ -51,6 +51,9 @@ int arg_u32_range(struct xf_args *a, const char *what, uint32_t lo, uint32_t hi,
 int arg_ifname(struct xf_args *a, const char *what, const char **name);
 int arg_addr(struct xf_args *a, const char *what, struct xf_addr *v);
 int arg_prefix(struct xf_args *a, const char *what, struct xf_addr *v);
+/* The whole of a "[ dev IFNAME ]" argument list, as show verbs take it;
+ * *dev stays NULL without one. */
+int arg_dev_filter(struct xf_args *a, const char **dev);
 /* One of a NULL-terminated list of words; *idx is its position. */
 int arg_one_of(struct xf_args *a, const char *what, const char *const *words,
 	       int *idx);

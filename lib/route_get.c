@@ -18,6 +18,7 @@
 #include <netinet/ip.h>
 #include <netinet/ip6.h>
 
+#include "csum.h"
 #include "nl_link.h"
 #include "route.h"
 #include "route_pin.h"
@@ -25,25 +26,6 @@
 #define PKT_MAX 1600		/* room for a frame of len <= 1500 + headers */
 
 static const uint8_t src_mac[ETH_ALEN] = { 0x02, 0x78, 0x66, 0x77, 0x64, 0x01 };
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum;
-}
-
-static uint32_t csum_add(uint32_t sum, const void *p, size_t len)
-{
-	const uint8_t *b = p;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (b[i] << 8) | b[i + 1];
-	if (len & 1)
-		sum += b[len - 1] << 8;
-	return sum;
-}
 
 static size_t l4_hlen(uint8_t proto)
 {
@@ -93,7 +75,7 @@ static int build_frame(const struct xf_route_get_req *r, const struct xf_addr *s
 		ip[9] = proto;
 		memcpy(ip + 12, src->bytes, 4);
 		memcpy(ip + 16, r->dst.bytes, 4);
-		sum = csum_fold(csum_add(0, ip, 20));
+		sum = xf_csum_fold(xf_csum_add(0, ip, 20));
 		ip[10] = sum >> 8;
 		ip[11] = sum & 0xff;
 	}
