@@ -52,14 +52,16 @@ def chart(result, out_dir):
     data = []
     for name, s in result["suites"].items():
         for c, v in s["configs"].items():
-            data.append(f'"{name}\\n{c}" {v["ratio"]:.3f}')
+            data.append(f'"{name}/{c}" {v["ratio"]:.3f}')
     script = f"""
-set terminal png size 1000,500
+set terminal png size 1200,600
+set bmargin 12
+set termoption noenhanced
 set output '{out_dir}/latest.png'
 set style fill solid 0.6
 set boxwidth 0.7
 set ylabel 'ratio to the suite reference (same round)'
-set xtics rotate by -45 font ',8'
+set xtics rotate by -60 font ',8'
 set yrange [0:*]
 set grid ytics
 plot '-' using 0:2:xtic(1) with boxes notitle
