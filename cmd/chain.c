@@ -38,6 +38,19 @@ static int chain_rule_parse(struct xf_args *a, struct xf_chain_add *o)
 	return 0;
 }
 
+/* A member's name is a directory and a file name under the chain's pins:
+ * letters, digits, "_", "-" and ".", not "." or ".." nor anything that
+ * starts with "." (the copies' temporary names do) or "-". */
+static bool chain_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 15 || s[0] == '.' || s[0] == '-')
+		return false;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		      "0123456789_-.") == n;
+}
+
 static int chain_dev(struct xf_args *a, const char **dev)
 {
 	return arg_once(a, KW_DEV, "dev") ?: arg_ifname(a, "IFNAME", dev);
@@ -69,8 +82,9 @@ static int chain_add(struct xfwd *x, struct xf_args *a)
 			err = arg_once(a, KW_SEC, "sec/prog") ?: arg_str(a, "NAME", &o.prog);
 		} else if (arg_kw(a, "name")) {
 			err = arg_once(a, KW_NAME, "name") ?: arg_str(a, "NAME", &o.name);
-			if (!err && (!*o.name || strlen(o.name) > 15))
-				err = arg_invalid(a, "NAME (1 to 15 characters)", o.name);
+			if (!err && !chain_name_ok(o.name))
+				err = arg_invalid(a, "NAME (1 to 15 of A-Z a-z 0-9 _ - ., "
+						  "first not . or -)", o.name);
 		} else if (arg_kw(a, "first")) {
 			err = arg_once(a, KW_POS, "position");
 			o.pos = XF_POS_FIRST;

@@ -50,12 +50,29 @@ static void chain_if_close(struct chain_if *c)
 	c->link_fd = c->desc_fd = c->cnt_fd = -1;
 }
 
+/* strerror() that also knows libbpf's own codes (LIBBPF_ERRNO__FORMAT...). */
+static const char *err_str(int err)
+{
+	static char buf[128];
+
+	libbpf_strerror(err, buf, sizeof(buf));
+	return buf;
+}
+
 static int obj_get(const char *dir, const char *name)
 {
 	char path[PATH_LEN + 32];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return bpf_obj_get(path);
+}
+
+static uint32_t desc_size(int fd)
+{
+	struct bpf_map_info mi = { 0 };
+	uint32_t len = sizeof(mi);
+
+	return bpf_map_get_info_by_fd(fd, &mi, &len) ? 0 : mi.value_size;
 }
 
 /* Open dev's chain, or an empty one. A foreign XDP program is refused. */
@@ -80,7 +97,10 @@ static int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, str
 	c->link_fd = obj_get(c->pin, "xdp_link");
 	c->desc_fd = obj_get(c->pin, "chain_desc");
 	c->cnt_fd = obj_get(c->pin, "chain_cnt");
-	if (c->desc_fd >= 0 && !bpf_map_lookup_elem(c->desc_fd, &key, &c->d) &&
+	/* A description of another layout (another xfwd) is not read: the
+	 * kernel would copy its value size into ours. */
+	if (c->desc_fd >= 0 && desc_size(c->desc_fd) == sizeof(c->d) &&
+	    !bpf_map_lookup_elem(c->desc_fd, &key, &c->d) &&
 	    c->d.magic == XF_CHAIN_MAGIC && c->d.n <= XF_CHAIN_MAX && c->link_fd >= 0 &&
 	    c->cnt_fd >= 0)
 		return 0;
@@ -155,7 +175,7 @@ static struct bpf_object *member_open(const struct chain_if *c, const char *path
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj) {
 		snprintf(msg, len, "member %s: cannot open its object: %s", dm->name,
-			 strerror(errno));
+			 err_str(errno));
 		return NULL;
 	}
 	*prog = NULL;
@@ -193,7 +213,7 @@ static struct bpf_object *member_open(const struct chain_if *c, const char *path
 	if (!err)
 		err = bpf_object__load(obj);
 	if (err) {
-		snprintf(msg, len, "member %s: %s%s%s", dm->name, strerror(-err),
+		snprintf(msg, len, "member %s: %s%s%s", dm->name, err_str(err),
 			 *xf_bpf_last_log(why, sizeof(why)) ? ": " : "", why);
 		goto err;
 	}
@@ -523,7 +543,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 	if (!obj) {
 		err = -errno;
 		fprintf(stderr, "Error: \"%s\" is not a BPF object file: %s.\n", a->obj,
-			strerror(-err));
+			err_str(err));
 		goto out;
 	}
 	err = pick_prog(obj, a, &pname);
@@ -575,8 +595,9 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 	if (err)
 		goto out;
 
-	/* The copy goes in first under a temporary name, and becomes the
-	 * member's only once the chain with it has been swapped in. */
+	/* The copy is written under a temporary name and renamed, so no
+	 * half-written object is ever the member's; it is removed again if
+	 * the chain with it cannot be swapped in. */
 	err = xf_pin_mkdir(c.run);
 	if (!err) {
 		snprintf(tmp, sizeof(tmp), "%s/.%s.o.new", c.run, dm.name);
@@ -587,6 +608,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		fprintf(stderr, "Error: cannot keep a copy of \"%s\": %s.\n", a->obj,
 			strerror(-err));
 		unlink(tmp);
+		xf_dir_prune(c.run, XF_CHAIN_RUN_DIR);
 		goto out;
 	}
 	map_dir(&c, &dm, dir, sizeof(dir));
@@ -598,8 +620,12 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		unlink(dst);
 		if (!had_maps)
 			xf_pin_rmtree(dir);
-		if (!dm.maps[0])
+		if (!dm.maps[0]) {
+			/* dir itself may be gone: from maps/ up (xf_dir_prune
+			 * stops at the first rmdir that fails). */
+			*strrchr(dir, '/') = '\0';
 			xf_dir_prune(dir, XF_PIN_ROOT);
+		}
 		xf_dir_prune(c.run, XF_CHAIN_RUN_DIR);
 	}
 out:
@@ -691,9 +717,12 @@ static void chain_remove_all(struct chain_if *c)
 	snprintf(p, sizeof(p), "%s/xdp_link", c->pin);
 	unlink(p);
 	xf_pin_rmtree(c->run);
-	/* The namespace's directories too, when nothing else is in them. */
+	/* The namespace's directories too, when nothing else is in them;
+	 * c->run went with the copies, so from its parent up. */
 	xf_dir_prune(c->pin, XF_PIN_ROOT);
-	xf_dir_prune(c->run, XF_CHAIN_RUN_DIR);
+	snprintf(p, sizeof(p), "%s", c->run);
+	*strrchr(p, '/') = '\0';
+	xf_dir_prune(p, XF_CHAIN_RUN_DIR);
 }
 
 int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name)

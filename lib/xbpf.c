@@ -129,7 +129,8 @@ void xf_dir_prune(const char *dir, const char *top)
 	if (strlen(dir) >= sizeof(path) || strncmp(dir, top, n) || dir[n] != '/')
 		return;
 	strcpy(path, dir);
-	while (strlen(path) > n && !rmdir(path)) {
+	/* A directory already gone is as good as removed: go on upwards. */
+	while (strlen(path) > n && (!rmdir(path) || errno == ENOENT)) {
 		slash = strrchr(path, '/');
 		if (!slash)
 			break;
