@@ -118,8 +118,10 @@ static int redirect_show_one(const struct xf_redirect_info *ri, void *arg)
 		out_is_json(o) ? NULL : "all");
 	out_str(o, "mode", xf_redirect_mode_name(ri->mode));
 	out_str(o, "to", ri->target);
-	if (ri->has_via)
-		out_str(o, "via", xf_addr_str(&ri->via, false, buf, sizeof(buf)));
+	/* Always a column of the table, so that its place does not depend
+	 * on which rule comes first; in JSON only where there is one. */
+	out_str(o, "via", ri->has_via ? xf_addr_str(&ri->via, false, buf, sizeof(buf)) :
+		out_is_json(o) ? NULL : "-");
 	out_u64(o, "packets", ri->packets);
 	out_unit(o, "bytes", ri->bytes, OUT_BYTES);
 	if (ri->foreign[0])

@@ -16,9 +16,12 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <libmnl/libmnl.h>
 #include <linux/if_link.h>
+#include <linux/rtnetlink.h>
 
 #include "chain_state.h"
+#include "nl.h"
 #include "nl_link.h"
 #include "nl_tc.h"
 #include "probe.h"
@@ -298,6 +301,40 @@ static void rd_clsact_mark(int ifindex, char *buf, size_t len)
 		 ifindex);
 }
 
+struct rd_qdisc_walk {
+	int ifindex;
+	bool found;
+};
+
+static int rd_clsact_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	struct rd_qdisc_walk *w = arg;
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC || t->tcm_ifindex != w->ifindex)
+		return 0;
+	mnl_attr_for_each(a, nlh, sizeof(*t))
+		if (mnl_attr_get_type(a) == TCA_KIND &&
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0 &&
+		    !strcmp(mnl_attr_get_str(a), "clsact"))
+			w->found = true;
+	return 0;
+}
+
+/* Whether ifindex has a clsact qdisc: asked first, as adding one where
+ * there is one makes the kernel answer with an extack error line. */
+static bool rd_has_clsact(struct xf_nl *nl, int ifindex)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETQDISC, NLM_F_DUMP);
+	struct tcmsg *t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+	struct rd_qdisc_walk w = { .ifindex = ifindex };
+
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	return !xf_nl_dump(nl, nlh, rd_clsact_cb, &w) && w.found;
+}
+
 static int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int ifindex,
 		     int dir, enum xf_rd_hook hook, enum rd_attach *how)
 {
@@ -335,7 +372,7 @@ static int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int 
 	} else {
 		char mark[PATH_LEN];
 
-		err = xf_tc_clsact_add(nl, ifindex);
+		err = rd_has_clsact(nl, ifindex) ? -EEXIST : xf_tc_clsact_add(nl, ifindex);
 		if (!err) {
 			rd_clsact_mark(ifindex, mark, sizeof(mark));
 			*strrchr(mark, '/') = '\0';
@@ -365,9 +402,14 @@ static void rd_detach(struct xf_nl *nl, int ifindex, int dir, enum rd_attach how
 	char path[PATH_LEN], name[IF_NAMESIZE];
 
 	if (how == RD_CLS) {
+		struct xf_tc_filter tf[1];
+
 		xf_tc_bpf_del(nl, ifindex, dir == XF_RD_DIR_INGRESS);
 		rd_clsact_mark(ifindex, path, sizeof(path));
-		if (!unlink(path))
+		/* The qdisc xfwd made goes with the last filter on it, not
+		 * while the other direction (ours or anyone's) has one. */
+		if (!xf_tc_filters(nl, ifindex, true, tf, 1) &&
+		    !xf_tc_filters(nl, ifindex, false, tf, 1) && !unlink(path))
 			xf_tc_clsact_del(nl, ifindex);
 		*strrchr(path, '/') = '\0';
 		xf_dir_prune(path, XF_CHAIN_RUN_DIR);
