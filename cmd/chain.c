@@ -56,14 +56,6 @@ static int chain_dev(struct xf_args *a, const char **dev)
 	return arg_once(a, KW_DEV, "dev") ?: arg_ifname(a, "IFNAME", dev);
 }
 
-static int chain_lock_nl(struct xfwd *x, struct xf_nl **nl)
-{
-	*nl = xfwd_nl(x);
-	if (!*nl)
-		return -EIO;
-	return xfwd_lock(x);
-}
-
 static int chain_add(struct xfwd *x, struct xf_args *a)
 {
 	struct xf_chain_add o = { 0 };
@@ -109,7 +101,7 @@ static int chain_add(struct xfwd *x, struct xf_args *a)
 		return arg_missing(a, "dev IFNAME");
 	if (!o.obj)
 		return arg_missing(a, "obj FILE");
-	err = chain_lock_nl(x, &nl);
+	err = xfwd_nl_locked(x, &nl);
 	return err ?: xf_chain_add(nl, dev, &o);
 }
 
@@ -134,7 +126,7 @@ static int chain_set(struct xfwd *x, struct xf_args *a)
 		return err;
 	if (!dev || !name || !o.nrules)
 		return arg_missing(a, !dev ? "dev IFNAME" : !name ? "name NAME" : "on VERDICT");
-	err = chain_lock_nl(x, &nl);
+	err = xfwd_nl_locked(x, &nl);
 	return err ?: xf_chain_set(nl, dev, name, &o);
 }
 
@@ -157,7 +149,7 @@ static int chain_order(struct xfwd *x, struct xf_args *a)
 		return err;
 	if (!dev || !n)
 		return arg_missing(a, !dev ? "dev IFNAME" : "NAME");
-	err = chain_lock_nl(x, &nl);
+	err = xfwd_nl_locked(x, &nl);
 	return err ?: xf_chain_order(nl, dev, names, n);
 }
 
@@ -182,7 +174,7 @@ static int chain_del(struct xfwd *x, struct xf_args *a)
 		return err;
 	if (!dev || (!name && !all))
 		return arg_missing(a, !dev ? "dev IFNAME" : "name NAME or all");
-	err = chain_lock_nl(x, &nl);
+	err = xfwd_nl_locked(x, &nl);
 	return err ?: xf_chain_del(nl, dev, name);
 }
 

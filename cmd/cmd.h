@@ -50,6 +50,8 @@ void cmd_usage(const struct object *obj);
 struct xf_nl *xfwd_nl(struct xfwd *x);
 /* Take the global lock for a command that changes state. 0/-errno. */
 int xfwd_lock(struct xfwd *x);
+/* Both, for a command that changes state: the socket in *nl. 0/-errno. */
+int xfwd_nl_locked(struct xfwd *x, struct xf_nl **nl);
 
 extern const struct object feature_object;
 extern const struct object route_object;

@@ -63,10 +63,7 @@ static int redirect_add(struct xfwd *x, struct xf_args *a)
 		return err;
 	if (!dev || !r.target)
 		return arg_missing(a, !dev ? "dev IFNAME" : "to IFNAME");
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
-	err = xfwd_lock(x);
+	err = xfwd_nl_locked(x, &nl);
 	return err ?: xf_redirect_add(nl, dev, &r);
 }
 
@@ -97,10 +94,7 @@ static int redirect_del(struct xfwd *x, struct xf_args *a)
 		return err;
 	if (!dev)
 		return arg_missing(a, "dev IFNAME");
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
-	err = xfwd_lock(x);
+	err = xfwd_nl_locked(x, &nl);
 	return err ?: xf_redirect_del(nl, dev, dir, has_match ? &match : NULL, all);
 }
 

@@ -90,10 +90,7 @@ static int route_attach(struct xfwd *x, struct xf_args *a)
 	err = route_attach_parse(a, &o);
 	if (err)
 		return err;
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
-	err = xfwd_lock(x);
+	err = xfwd_nl_locked(x, &nl);
 	if (err)
 		return err;
 	return xf_route_attach(nl, o.devs, o.ndev, &o.o);
@@ -118,10 +115,7 @@ static int route_detach(struct xfwd *x, struct xf_args *a)
 		return err;
 	if (!n && !all)
 		return arg_missing(a, "dev IFNAME or all");
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
-	err = xfwd_lock(x);
+	err = xfwd_nl_locked(x, &nl);
 	if (err)
 		return err;
 	return xf_route_detach(nl, devs, n, all);

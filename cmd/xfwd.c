@@ -68,6 +68,14 @@ int xfwd_lock(struct xfwd *x)
 	return err;
 }
 
+int xfwd_nl_locked(struct xfwd *x, struct xf_nl **nl)
+{
+	*nl = xfwd_nl(x);
+	if (!*nl)
+		return -EIO;
+	return xfwd_lock(x);
+}
+
 static int run_object(struct xfwd *x, int argc, char **argv)
 {
 	const char *names[N_OBJECTS];
