@@ -89,9 +89,10 @@ int xf_tc_filters(struct xf_nl *nl, int ifindex, bool ingress,
 	return err ? err : w.n;
 }
 
-int xf_tc_clsact_add(struct xf_nl *nl, int ifindex)
+/* Add (RTM_NEWQDISC) or delete (RTM_DELQDISC) ifindex's clsact qdisc. */
+static int tc_clsact(struct xf_nl *nl, int ifindex, uint16_t type, uint16_t flags)
 {
-	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL);
+	struct nlmsghdr *nlh = xf_nl_msg(nl, type, flags);
 	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
 
 	tcm->tcm_family = AF_UNSPEC;
@@ -100,6 +101,11 @@ int xf_tc_clsact_add(struct xf_nl *nl, int ifindex)
 	tcm->tcm_parent = TC_H_CLSACT;
 	mnl_attr_put_strz(nlh, TCA_KIND, "clsact");
 	return xf_nl_request(nl, nlh);
+}
+
+int xf_tc_clsact_add(struct xf_nl *nl, int ifindex)
+{
+	return tc_clsact(nl, ifindex, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL);
 }
 
 int xf_tc_bpf_add(struct xf_nl *nl, int ifindex, bool ingress, int fd, const char *name)
@@ -139,13 +145,5 @@ int xf_tc_bpf_del(struct xf_nl *nl, int ifindex, bool ingress)
 
 int xf_tc_clsact_del(struct xf_nl *nl, int ifindex)
 {
-	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_DELQDISC, 0);
-	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
-
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = ifindex;
-	tcm->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
-	tcm->tcm_parent = TC_H_CLSACT;
-	mnl_attr_put_strz(nlh, TCA_KIND, "clsact");
-	return xf_nl_request(nl, nlh);
+	return tc_clsact(nl, ifindex, RTM_DELQDISC, 0);
 }
