@@ -50,7 +50,7 @@ static void func_name(char *out, size_t len, const char *name, int sub)
 
 /* The member whose code holds instruction j, and j's index in that
  * member's own instructions; -1 for the dispatcher's code. */
-static int owner(const struct xf_link *l, const struct xf_chain_member *m,
+static int owner(const struct chain_prog *l, const struct xf_chain_member *m,
 		 const struct xf_chain_layout *lo, long j, long *rel)
 {
 	int pos, k;
@@ -80,7 +80,7 @@ static int owner(const struct xf_link *l, const struct xf_chain_member *m,
  * Subprograms are where the verifier finds them: the targets of
  * BPF_PSEUDO_CALL and BPF_PSEUDO_FUNC.
  */
-static int make_btf(struct xf_link *l, const struct xf_chain_member *m,
+static int make_btf(struct chain_prog *l, const struct xf_chain_member *m,
 		    const struct xf_chain_layout *lo)
 {
 	int j, k, int_id, proto, id, nsub[XF_CHAIN_MAX] = { 0 }, err = -ENOMEM;
@@ -137,7 +137,7 @@ out:
 	return err;
 }
 
-static int prog_load(const struct xf_link *l, bool frags, char *log, size_t log_size)
+static int prog_load(const struct chain_prog *l, bool frags, char *log, size_t log_size)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, o,
 		    .expected_attach_type = BPF_XDP,
@@ -190,7 +190,7 @@ static void last_words(const char *log, char *out, size_t len)
 }
 
 /* Turn the verifier's log into one line that names the member. */
-static void explain(const struct xf_link *l, const struct xf_chain_member *m,
+static void explain(const struct chain_prog *l, const struct xf_chain_member *m,
 		    const struct xf_chain_layout *lo, int err, const char *log,
 		    char *msg, size_t len)
 {
@@ -246,7 +246,7 @@ static int key_map_create(void)
 /* Link with or without inlining, give the result BTF and load it. Without
  * BTF (a kernel that refuses ours) the chain still loads unless a member
  * makes tail calls or has callbacks. fd, or -errno. */
-static int build(struct xf_link *l, const struct xf_chain_member *m, int n,
+static int build(struct chain_prog *l, const struct xf_chain_member *m, int n,
 		 const struct xf_chain_layout *lo, const struct xf_chain_facts *f,
 		 int counters_fd, int key_fd, int inline_stack, bool frags)
 {
@@ -266,7 +266,7 @@ static int build(struct xf_link *l, const struct xf_chain_member *m, int n,
 
 /* On success, msg says how each member was linked ("inlined: a b;
  * called: c"), which is what a debug run wants to know. */
-static void note(const struct xf_link *l, const struct xf_chain_member *m,
+static void note(const struct chain_prog *l, const struct xf_chain_member *m,
 		 const struct xf_chain_layout *lo, char *msg, size_t len)
 {
 	size_t o = 0;
@@ -291,7 +291,7 @@ int xf_chain_load(const struct xf_chain_member *m, int n, int counters_fd,
 {
 	struct xf_chain_facts f[XF_CHAIN_MAX];
 	struct xf_chain_layout lo;
-	struct xf_link *l;
+	struct chain_prog *l;
 	size_t total = 0;
 	bool frags = true, inl = false;
 	int i, j, k, fd, key_fd = -1, deepest = 0;
@@ -393,9 +393,15 @@ int xf_chain_counters_create(void)
 	return fd < 0 ? -errno : fd;
 }
 
-int xf_chain_counters_read(int fd, uint64_t cnt[XF_CHAIN_MAX][XF_CHAIN_NV])
+int xf_chain_counters_read_percpu(int fd, uint64_t cnt[XF_CHAIN_MAX][XF_CHAIN_NV],
+				  uint64_t *percpu)
 {
 	uint32_t key = 0;
 
-	return xf_percpu_sum(fd, &key, &cnt[0][0], XF_CHAIN_CNT_N);
+	return xf_percpu_read(fd, &key, &cnt[0][0], percpu, XF_CHAIN_CNT_N);
+}
+
+int xf_chain_counters_read(int fd, uint64_t cnt[XF_CHAIN_MAX][XF_CHAIN_NV])
+{
+	return xf_chain_counters_read_percpu(fd, cnt, NULL);
 }

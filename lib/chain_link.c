@@ -200,7 +200,7 @@ outside:
 	return -EINVAL;
 }
 
-static void put(struct xf_link *l, uint8_t code, uint8_t dst, uint8_t src, int16_t off,
+static void put(struct chain_prog *l, uint8_t code, uint8_t dst, uint8_t src, int16_t off,
 		int32_t imm)
 {
 	struct bpf_insn *x = &l->in[l->n++];
@@ -214,13 +214,13 @@ static void put(struct xf_link *l, uint8_t code, uint8_t dst, uint8_t src, int16
 }
 
 /* ld_imm64 takes two slots; for a map value the second holds the offset. */
-static void put_ld64(struct xf_link *l, uint8_t dst, uint8_t src, int32_t imm)
+static void put_ld64(struct chain_prog *l, uint8_t dst, uint8_t src, int32_t imm)
 {
 	put(l, BPF_LD | BPF_IMM | BPF_DW, dst, src, 0, imm);
 	put(l, 0, 0, 0, 0, 0);
 }
 
-static void put_jmp(struct xf_link *l, uint8_t op, int32_t imm, int pos)
+static void put_jmp(struct chain_prog *l, uint8_t op, int32_t imm, int pos)
 {
 	l->jmp[l->njmp].at = l->n;
 	l->jmp[l->njmp++].pos = pos;
@@ -230,7 +230,7 @@ static void put_jmp(struct xf_link *l, uint8_t op, int32_t imm, int pos)
 /* counters[slot][min(w_verdict, OTHER)] += 1, with the value's address in
  * r_cnt. A plain add: the value is this CPU's and XDP runs with migration
  * disabled. Clobbers r1 and r2. */
-static void put_count(struct xf_link *l, int slot, int r_cnt, int r_verdict)
+static void put_count(struct chain_prog *l, int slot, int r_cnt, int r_verdict)
 {
 	int16_t off = slot * XF_CHAIN_NV * 8;
 
@@ -246,7 +246,7 @@ static void put_count(struct xf_link *l, int slot, int r_cnt, int r_verdict)
 
 /* r0 = this CPU's counters; the key is the zeroed value of a read-only
  * one-entry array, so no stack is needed to hold it. */
-static void put_lookup(struct xf_link *l, int counters_fd, int key_fd)
+static void put_lookup(struct chain_prog *l, int counters_fd, int key_fd)
 {
 	put_ld64(l, BPF_REG_1, BPF_PSEUDO_MAP_FD, counters_fd);
 	put_ld64(l, BPF_REG_2, BPF_PSEUDO_MAP_VALUE, key_fd);
@@ -255,7 +255,7 @@ static void put_lookup(struct xf_link *l, int counters_fd, int key_fd)
 
 /* The verdict in w0 picks the next step. Targets are later steps, so every
  * jump goes forward and the dispatcher has no loop to bound. */
-static void put_branch(struct xf_link *l, const struct xf_chain_member *m, int n,
+static void put_branch(struct chain_prog *l, const struct xf_chain_member *m, int n,
 		       const struct xf_chain_layout *lo, int pos)
 {
 	int k = lo->order[pos], ft, v, d[XF_V_N], nft = 0, nexit = 0;
@@ -291,7 +291,7 @@ static void put_branch(struct xf_link *l, const struct xf_chain_member *m, int n
 
 /* Copy an inlined main function; its exits jump to the end of the copy,
  * with the verdict in r0. */
-static void put_body(struct xf_link *l, const struct xf_chain_member *mb, int main_len)
+static void put_body(struct chain_prog *l, const struct xf_chain_member *mb, int main_len)
 {
 	int j, at = l->n;
 
@@ -309,7 +309,7 @@ static void put_body(struct xf_link *l, const struct xf_chain_member *mb, int ma
 	l->n += main_len;
 }
 
-static void put_step(struct xf_link *l, const struct xf_chain_member *m, int n,
+static void put_step(struct chain_prog *l, const struct xf_chain_member *m, int n,
 		     const struct xf_chain_layout *lo, const struct xf_chain_facts *f,
 		     int pos, int counters_fd, int key_fd)
 {
@@ -346,7 +346,7 @@ static void put_step(struct xf_link *l, const struct xf_chain_member *m, int n,
 
 /* Re-aim an inlined body's calls and callback addresses at its
  * subprograms, which now sit at start[k] instead of right after it. */
-static void reaim_body(struct xf_link *l, const struct xf_chain_member *mb, int k,
+static void reaim_body(struct chain_prog *l, const struct xf_chain_member *mb, int k,
 		       int main_len)
 {
 	const struct bpf_insn *x;
@@ -370,7 +370,7 @@ static void reaim_body(struct xf_link *l, const struct xf_chain_member *mb, int 
  * Without a free register, ctx goes to a stack slot below the deepest
  * inlined member's stack and the counters are looked up at every step.
  */
-static void place_state(struct xf_link *l, const struct xf_chain_layout *lo,
+static void place_state(struct chain_prog *l, const struct xf_chain_layout *lo,
 			const struct xf_chain_facts *f, bool counters, int inline_stack)
 {
 	unsigned int written = 0;
@@ -399,7 +399,7 @@ static void place_state(struct xf_link *l, const struct xf_chain_layout *lo,
 		l->ctx_off = -((deepest + 7) / 8 * 8 + 8);
 }
 
-int xf_chain_link(struct xf_link *l, const struct xf_chain_member *m, int n,
+int xf_chain_link(struct chain_prog *l, const struct xf_chain_member *m, int n,
 		  const struct xf_chain_layout *lo, const struct xf_chain_facts *f,
 		  int counters_fd, int key_fd, int inline_stack)
 {

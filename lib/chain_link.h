@@ -23,7 +23,7 @@ struct xf_chain_facts {
 /* The program being written. Members are either inlined (main function
  * copied into its step, subprograms after the dispatcher) or called (all
  * of the member after the dispatcher, reached by BPF_PSEUDO_CALL). */
-struct xf_link {
+struct chain_prog {
 	struct bpf_insn *in;
 	int n, cap;
 	bool inl[XF_CHAIN_MAX];
@@ -53,7 +53,7 @@ int xf_chain_scan(const struct xf_chain_member *mb, struct xf_chain_facts *f,
  * for 32 + 40 per step + the members). Members whose facts allow it and
  * whose main function uses at most inline_stack bytes of stack are
  * inlined (-1: none). 0, or -E2BIG when a jump would not reach. */
-int xf_chain_link(struct xf_link *l, const struct xf_chain_member *m, int n,
+int xf_chain_link(struct chain_prog *l, const struct xf_chain_member *m, int n,
 		  const struct xf_chain_layout *lo, const struct xf_chain_facts *f,
 		  int counters_fd, int key_fd, int inline_stack);
 

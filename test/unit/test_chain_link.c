@@ -64,7 +64,7 @@ static void member(struct xf_chain_member *m, const char *name, int slot,
 
 /* Every dispatcher jump goes forward and lands inside the dispatcher;
  * every subprogram call lands on code after it. */
-static int shape_ok(const struct xf_link *l)
+static int shape_ok(const struct chain_prog *l)
 {
 	int j, to;
 
@@ -92,7 +92,7 @@ static int shape_ok(const struct xf_link *l)
 	return 1;
 }
 
-static int count_code(const struct xf_link *l, int from, int to, int code)
+static int count_code(const struct chain_prog *l, int from, int to, int code)
 {
 	int j, c = 0;
 
@@ -107,7 +107,7 @@ int main(void)
 	struct xf_chain_member m[3];
 	struct xf_chain_facts f[3];
 	struct xf_chain_layout lo;
-	struct xf_link *l = calloc(1, sizeof(*l));
+	struct chain_prog *l = calloc(1, sizeof(*l));
 	char msg[256];
 	int j;
 
