@@ -262,5 +262,5 @@ static const struct cmd chain_cmds[] = {
 };
 
 const struct object chain_object = {
-	"chain", chain_cmds, "show", "many XDP programs on one interface, linked into one"
+	"chain", chain_cmds, "show", "many XDP programs on one interface, linked into one", false
 };

@@ -53,10 +53,23 @@ int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a)
 
 	for (; obj->cmds[n].name && n < 32; n++)
 		names[n] = obj->cmds[n].name;
-	verb = arg_more(a) ? arg_next(a) : obj->dflt;
+	verb = arg_more(a) ? arg_peek(a) : obj->dflt;
 	if (!strcmp(verb, "help") || !strcmp(verb, "-help") || !strcmp(verb, "--help")) {
 		cmd_usage(obj);
 		return 0;
+	}
+	if (obj->dflt_args && arg_more(a)) {
+		/* A verb there, abbreviated to 3 letters at least: "re" is
+		 * more likely "redirect" than "reset". */
+		for (i = 0; i < n && strcmp(names[i], verb) &&
+			    (strlen(verb) < 3 || strncmp(names[i], verb, strlen(verb))); i++)
+			;
+		if (i == n)
+			verb = obj->dflt;	/* no verb: the word is dflt's */
+		else
+			arg_next(a);
+	} else if (arg_more(a)) {
+		arg_next(a);
 	}
 	i = cmd_match("command", verb, names, n);
 	if (i == -ENOENT) {

@@ -36,6 +36,9 @@ struct object {
 	const struct cmd *cmds;
 	const char *dflt;
 	const char *summary;
+	/* A first word that is no verb starts dflt's arguments, as in
+	 * "xfwd stats dev veth1" for "xfwd stats show dev veth1". */
+	bool dflt_args;
 };
 
 /* Find name among n names (exact, or unique prefix). Index, -ENOENT when
@@ -57,5 +60,6 @@ extern const struct object feature_object;
 extern const struct object route_object;
 extern const struct object chain_object;
 extern const struct object redirect_object;
+extern const struct object stats_object;
 
 #endif

@@ -127,5 +127,5 @@ static const struct cmd feature_cmds[] = {
 };
 
 const struct object feature_object = {
-	"feature", feature_cmds, "show", "what this kernel and each interface can do"
+	"feature", feature_cmds, "show", "what this kernel and each interface can do", false
 };

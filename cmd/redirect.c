@@ -152,5 +152,5 @@ static const struct cmd redirect_cmds[] = {
 };
 
 const struct object redirect_object = {
-	"redirect", redirect_cmds, "show", "tc and XDP redirects between interfaces"
+	"redirect", redirect_cmds, "show", "tc and XDP redirects between interfaces", false
 };

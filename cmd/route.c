@@ -308,5 +308,5 @@ static const struct cmd route_cmds[] = {
 };
 
 const struct object route_object = {
-	"route", route_cmds, "show", "IPv4/IPv6 forwarding fast path on XDP or tc"
+	"route", route_cmds, "show", "IPv4/IPv6 forwarding fast path on XDP or tc", false
 };

@@ -22,6 +22,7 @@ static const struct object *const objects[] = {
 	&route_object,
 	&chain_object,
 	&redirect_object,
+	&stats_object,
 	&feature_object,
 };
 #define N_OBJECTS (int)(sizeof(objects) / sizeof(objects[0]))

@@ -105,5 +105,9 @@ int xf_chain_counters_create(void);
 
 /* Sum the counters over CPUs into cnt[slot][verdict]. 0/-errno. */
 int xf_chain_counters_read(int fd, uint64_t cnt[XF_CHAIN_MAX][XF_CHAIN_NV]);
+/* The same, and the per-CPU values into percpu (xf_ncpus() *
+ * XF_CHAIN_CNT_N, NULL: not wanted). 0/-errno. */
+int xf_chain_counters_read_percpu(int fd, uint64_t cnt[XF_CHAIN_MAX][XF_CHAIN_NV],
+				  uint64_t *percpu);
 
 #endif

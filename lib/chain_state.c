@@ -775,7 +775,7 @@ out:
 	return err;
 }
 
-static int chain_info(struct chain_if *c, struct xf_chain_info *ci)
+static int chain_info(struct chain_if *c, struct xf_chain_info *ci, uint64_t *percpu)
 {
 	struct bpf_link_info li = { 0 };
 	uint32_t len = sizeof(li);
@@ -789,7 +789,9 @@ static int chain_info(struct chain_if *c, struct xf_chain_info *ci)
 		ci->prog_id = li.prog_id;
 	}
 	ci->mode = c->l.xdp.mode == XF_XDP_SKB ? "generic" : "native";
-	return xf_chain_counters_read(c->cnt_fd, ci->cnt);
+	ci->percpu = percpu;
+	ci->ncpu = xf_ncpus();
+	return xf_chain_counters_read_percpu(c->cnt_fd, ci->cnt, percpu);
 }
 
 struct chain_walk {
@@ -812,11 +814,13 @@ int xf_chain_list(struct xf_nl *nl, const char *dev,
 	struct chain_walk *w;
 	struct xf_chain_info *ci;
 	struct chain_if c;
+	uint64_t *percpu;
 	int i, err = 0;
 
 	w = calloc(1, sizeof(*w));
 	ci = malloc(sizeof(*ci));
-	if (!w || !ci) {
+	percpu = calloc((size_t)xf_ncpus() * XF_CHAIN_CNT_N, sizeof(*percpu));
+	if (!w || !ci || !percpu) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -841,14 +845,29 @@ int xf_chain_list(struct xf_nl *nl, const char *dev,
 			continue;
 		if (chain_if_open(nl, name, false, &c))
 			continue;
-		if (c.d.n && !chain_info(&c, ci))
+		if (c.d.n && !chain_info(&c, ci, percpu))
 			err = cb(ci, arg);
 		chain_if_close(&c);
 	}
 out:
 	free(w);
 	free(ci);
+	free(percpu);
 	return err < 0 ? err : 0;
+}
+
+int xf_chain_counters_reset(struct xf_nl *nl, const char *dev)
+{
+	struct chain_if c;
+	uint32_t key = 0;
+	int err;
+
+	err = chain_if_open(nl, dev, false, &c);
+	if (err)
+		return err;
+	err = c.d.n && c.cnt_fd >= 0 ? xf_percpu_zero(c.cnt_fd, &key, XF_CHAIN_CNT_N) : -ENOENT;
+	chain_if_close(&c);
+	return err;
 }
 
 int xf_chain_link_fd(int ifindex)

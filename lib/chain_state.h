@@ -68,6 +68,11 @@ struct xf_chain_info {
 	const char *mode;		/* "native" or "generic" */
 	struct xf_chain_desc desc;
 	uint64_t cnt[XF_CHAIN_MAX][XF_CHAIN_NV];
+	/* The same per CPU: cnt[slot][v] of cpu c at
+	 * percpu[c * XF_CHAIN_CNT_N + slot * XF_CHAIN_NV + v]; NULL when not
+	 * read. Valid during the callback only. */
+	const uint64_t *percpu;
+	int ncpu;
 };
 
 /* Each prints its own one-line Error and returns 0/-errno (-XF_EUSAGE for
@@ -94,6 +99,8 @@ int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_built
 		  const void *elf, size_t size);
 /* The fd of dev's chain link (the caller closes it), or -ENOENT. */
 int xf_chain_link_fd(int ifindex);
+/* Zero dev's chain counters (every member, every CPU). 0/-errno. */
+int xf_chain_counters_reset(struct xf_nl *nl, const char *dev);
 /* Every chain of this namespace (or only dev's). */
 int xf_chain_list(struct xf_nl *nl, const char *dev,
 		  int (*cb)(const struct xf_chain_info *ci, void *arg), void *arg);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -200,6 +201,24 @@ void out_unit(struct xf_out *o, const char *key, uint64_t v, enum out_unit unit)
 	else
 		snprintf(buf, sizeof(buf), "%" PRIu64, v);
 	out_put(o, key, json_string(buf));
+}
+
+void out_real(struct xf_out *o, const char *key, double v, int decimals)
+{
+	char buf[64];
+
+	if (o->flags & OUT_JSON) {
+		out_put(o, key, json_real(v));
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	out_put(o, key, json_string(buf));
+}
+
+void out_redraw(struct xf_out *o)
+{
+	if (!(o->flags & OUT_JSON) && isatty(fileno(o->f)))
+		fputs("\033[H\033[2J", o->f);
 }
 
 void out_u64(struct xf_out *o, const char *key, uint64_t v)

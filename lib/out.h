@@ -52,6 +52,11 @@ void out_int(struct xf_out *o, const char *key, int64_t v);
 /* Clamped at INT64_MAX for JSON: jansson integers are signed. */
 void out_u64(struct xf_out *o, const char *key, uint64_t v);
 void out_unit(struct xf_out *o, const char *key, uint64_t v, enum out_unit unit);
+/* A real number: a JSON real, or with that many decimals in tables. */
+void out_real(struct xf_out *o, const char *key, double v, int decimals);
+/* Tables on a terminal only: clear the screen before what comes next, so
+ * that each flush redraws one screen. Elsewhere nothing. */
+void out_redraw(struct xf_out *o);
 
 /* Format v in human units into buf (shared with the tests). Returns buf. */
 const char *out_human(uint64_t v, enum out_unit unit, char *buf, size_t len);

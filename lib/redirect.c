@@ -711,6 +711,7 @@ struct rd_list {
 	int (*cb)(const struct xf_redirect_info *ri, void *arg);
 	void *arg;
 	struct xf_redirect_info ri;
+	uint64_t *percpu;	/* xf_ncpus() * 2 */
 };
 
 /* Programs on this hook that are not ours, for show. */
@@ -776,9 +777,21 @@ static int rd_list_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
 		ri->via.family = w->rule.via_family;
 		memcpy(ri->via.bytes, w->rule.via, sizeof(ri->via.bytes));
 	}
-	xf_percpu_sum(in->fd[RD_MAP_CNT], &w->rule.id, sum, 2);
+	if (xf_percpu_read(in->fd[RD_MAP_CNT], &w->rule.id, sum, ls->percpu, 2))
+		memset(ls->percpu, 0, (size_t)xf_ncpus() * 2 * sizeof(*ls->percpu));
 	ri->packets = sum[0];
 	ri->bytes = sum[1];
+	ri->percpu = ls->percpu;
+	ri->ncpu = xf_ncpus();
+	{
+		int pfd = in->fd[how == RD_XDP ? RD_PROG_XDP : dir ? RD_PROG_EGR : RD_PROG_ING];
+		struct bpf_prog_info pi;
+		uint32_t plen = sizeof(pi);
+
+		memset(&pi, 0, sizeof(pi));
+		if (pfd >= 0 && !bpf_prog_get_info_by_fd(pfd, &pi, &plen))
+			ri->prog_id = pi.id;
+	}
 	if (how == RD_TCX)
 		rd_foreign(ifindex, dir, in, ri->foreign, sizeof(ri->foreign));
 	return ls->cb(ri, ls->arg);
@@ -793,14 +806,19 @@ int xf_redirect_list(struct xf_nl *nl, const char *dev,
 	int err;
 
 	ls = calloc(1, sizeof(*ls));
-	if (!ls)
+	if (ls)
+		ls->percpu = calloc((size_t)xf_ncpus() * 2, sizeof(*ls->percpu));
+	if (!ls || !ls->percpu) {
+		free(ls);
 		return -ENOMEM;
+	}
 	ls->nl = nl;
 	ls->cb = cb;
 	ls->arg = arg;
 	if (dev) {
 		if (xf_link_get(nl, dev, 0, &l)) {
 			fprintf(stderr, "Error: device \"%s\" does not exist.\n", dev);
+			free(ls->percpu);
 			free(ls);
 			return -ENODEV;
 		}
@@ -811,6 +829,37 @@ int xf_redirect_list(struct xf_nl *nl, const char *dev,
 		err = rd_each(&in, rd_list_cb, ls);
 		rd_close(&in);
 	}
+	free(ls->percpu);
 	free(ls);
 	return err == -ENOENT || err > 0 ? 0 : err;
+}
+
+static int rd_reset_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
+{
+	int ifindex = *(int *)arg;
+
+	if (ifindex && (int)(w->key.scope >> 1) != ifindex)
+		return 0;
+	return xf_percpu_zero(in->fd[RD_MAP_CNT], &w->rule.id, 2);
+}
+
+int xf_redirect_reset(struct xf_nl *nl, const char *dev)
+{
+	struct rd_inst in;
+	struct xf_link l;
+	int ifindex = 0, err;
+
+	if (dev) {
+		if (xf_link_get(nl, dev, 0, &l)) {
+			fprintf(stderr, "Error: device \"%s\" does not exist.\n", dev);
+			return -ENODEV;
+		}
+		ifindex = l.ifindex;
+	}
+	err = rd_open(&in, false);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	err = rd_each(&in, rd_reset_cb, &ifindex);
+	rd_close(&in);
+	return err > 0 ? 0 : err;
 }

@@ -47,6 +47,10 @@ struct xf_redirect_info {
 	bool has_via;
 	struct xf_addr via;
 	uint64_t packets, bytes;
+	/* packets and bytes on cpu c at percpu[c * 2 + {0,1}] (ncpu CPUs). */
+	const uint64_t *percpu;
+	int ncpu;
+	uint32_t prog_id;		/* the program that runs the rule */
 	char foreign[96];		/* other programs on this hook, or "" */
 };
 
@@ -59,6 +63,8 @@ int xf_redirect_del(struct xf_nl *nl, const char *dev, int dir, const struct xf_
 		    bool all);
 int xf_redirect_list(struct xf_nl *nl, const char *dev,
 		     int (*cb)(const struct xf_redirect_info *ri, void *arg), void *arg);
+/* Zero the counters of dev's rules (every direction, every CPU). 0/-errno. */
+int xf_redirect_reset(struct xf_nl *nl, const char *dev);
 const char *xf_redirect_mode_name(int mode);
 /* Parse a mode word; -1 when it is none. */
 int xf_redirect_mode_parse(const char *word);

@@ -45,7 +45,14 @@ struct xf_route_iface {
 	uint32_t prog_id;
 	uint32_t link_id;
 	struct xf_route_stat stat[XF_RR_MAX];
+	/* The same per CPU: packets and bytes of reason r on cpu c at
+	 * percpu[(r * ncpu + c) * 2 + {0,1}]; NULL when not read. Valid
+	 * during the callback only. */
+	const uint64_t *percpu;
+	int ncpu;
 };
+/* Zero the counters of ifindex (every reason, every CPU). 0/-errno. */
+int xf_route_stats_reset(int ifindex);
 
 /* Attach the fast path to n devices with one shared program instance.
  * All or nothing: on failure every device is as it was. Prints its own

@@ -18,22 +18,29 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-static void rt_read_stats(struct rt_inst *in, uint32_t slot, struct xf_route_stat *st)
+static void rt_read_stats(struct rt_inst *in, uint32_t slot, struct xf_route_stat *st,
+			  uint64_t *percpu)
 {
+	int ncpu = xf_ncpus();
 	uint64_t sum[2];
 	uint32_t r, key;
 
 	for (r = 0; r < XF_RR_MAX; r++) {
+		uint64_t *pc = percpu ? percpu + (size_t)r * ncpu * 2 : NULL;
+
 		key = XF_RT_STATS_KEY(slot, r);
-		if (xf_percpu_sum(in->fd[RT_MAP_STATS], &key, sum, 2))
+		if (xf_percpu_read(in->fd[RT_MAP_STATS], &key, sum, pc, 2)) {
 			sum[0] = sum[1] = 0;
+			if (pc)
+				memset(pc, 0, (size_t)ncpu * 2 * sizeof(*pc));
+		}
 		st[r].packets = sum[0];
 		st[r].bytes = sum[1];
 	}
 }
 
 static void rt_describe(struct xf_nl *nl, struct rt_inst *in, int ifindex,
-			struct xf_route_iface *ri)
+			struct xf_route_iface *ri, uint64_t *percpu)
 {
 	struct bpf_link_info li;
 	struct xf_route_ifcfg cfg;
@@ -57,7 +64,9 @@ static void rt_describe(struct xf_nl *nl, struct rt_inst *in, int ifindex,
 	if (in->fd[RT_MAP_IFCFG] >= 0 &&
 	    !bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &cfg)) {
 		ri->flags = cfg.flags;
-		rt_read_stats(in, cfg.slot, ri->stat);
+		rt_read_stats(in, cfg.slot, ri->stat, percpu);
+		ri->percpu = percpu;
+		ri->ncpu = xf_ncpus();
 	}
 	if (xf_link_get(nl, NULL, ifindex, &l)) {
 		ri->why = "the interface has gone; \"route detach all\" clears it";
@@ -87,10 +96,15 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
 	int ifx[RT_MAX_PINNED], n, i, err = 0;
 	struct xf_route_iface *ri;
 	struct rt_inst in;
+	uint64_t *percpu;
 
 	ri = malloc(sizeof(*ri));
-	if (!ri)
+	percpu = calloc((size_t)XF_RR_MAX * xf_ncpus() * 2, sizeof(*percpu));
+	if (!ri || !percpu) {
+		free(ri);
+		free(percpu);
 		return -ENOMEM;
+	}
 	n = rt_pinned_ifindexes(ifx, RT_MAX_PINNED);
 	qsort(ifx, n, sizeof(ifx[0]), cmp_int);
 	if (rt_inst_open(&in) && n) {
@@ -101,10 +115,34 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
 	for (i = 0; i < n && !err; i++) {
 		if (ifindex && ifx[i] != ifindex)
 			continue;
-		rt_describe(nl, &in, ifx[i], ri);
+		rt_describe(nl, &in, ifx[i], ri, percpu);
 		err = cb(ri, arg);
 	}
 	rt_inst_close(&in);
 	free(ri);
+	free(percpu);
 	return err < 0 ? err : 0;
+}
+
+int xf_route_stats_reset(int ifindex)
+{
+	struct xf_route_ifcfg cfg;
+	uint32_t key = ifindex, r, k;
+	struct rt_inst in;
+	int err;
+
+	err = rt_inst_open(&in);
+	if (err)
+		return err;
+	if (bpf_map_lookup_elem(in.fd[RT_MAP_IFCFG], &key, &cfg)) {
+		err = -errno;
+		goto out;
+	}
+	for (r = 0; r < XF_RR_MAX && !err; r++) {
+		k = XF_RT_STATS_KEY(cfg.slot, r);
+		err = xf_percpu_zero(in.fd[RT_MAP_STATS], &k, 2);
+	}
+out:
+	rt_inst_close(&in);
+	return err;
 }

@@ -287,7 +287,7 @@ int xf_ncpus(void)
 	return n > 0 ? n : 1;
 }
 
-int xf_percpu_sum(int map_fd, const void *key, uint64_t *sum, int n)
+int xf_percpu_read(int map_fd, const void *key, uint64_t *sum, uint64_t *percpu, int n)
 {
 	int ncpu = xf_ncpus(), c, i;
 	uint64_t *vals;
@@ -305,6 +305,26 @@ int xf_percpu_sum(int map_fd, const void *key, uint64_t *sum, int n)
 	for (c = 0; c < ncpu; c++)
 		for (i = 0; i < n; i++)
 			sum[i] += vals[c * n + i];
+	if (percpu)
+		memcpy(percpu, vals, (size_t)ncpu * n * sizeof(*vals));
 	free(vals);
 	return 0;
+}
+
+int xf_percpu_sum(int map_fd, const void *key, uint64_t *sum, int n)
+{
+	return xf_percpu_read(map_fd, key, sum, NULL, n);
+}
+
+int xf_percpu_zero(int map_fd, const void *key, int n)
+{
+	uint64_t *vals = calloc((size_t)xf_ncpus() * n, sizeof(*vals));
+	int err = 0;
+
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_update_elem(map_fd, key, vals, BPF_ANY))
+		err = -errno;
+	free(vals);
+	return err;
 }

@@ -43,6 +43,11 @@ const char *xf_bpf_last_log(char *out, size_t len);
 
 /* Sum a per-CPU array/hash value of n __u64 counters into sum[n]. */
 int xf_percpu_sum(int map_fd, const void *key, uint64_t *sum, int n);
+/* As xf_percpu_sum, and also the per-CPU values into percpu[cpu * n + i]
+ * when percpu is not NULL (xf_ncpus() * n of them). 0/-errno. */
+int xf_percpu_read(int map_fd, const void *key, uint64_t *sum, uint64_t *percpu, int n);
+/* Zero the value of key on every CPU (n u64 per CPU). 0/-errno. */
+int xf_percpu_zero(int map_fd, const void *key, int n);
 int xf_ncpus(void);
 
 #endif

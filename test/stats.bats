@@ -1,0 +1,245 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# xfwd stats: the counters of route, chain and redirect in one view, with
+# real traffic h1 -- r1 -- h2; the numbers equal each object's show, the
+# per-CPU values add up, watch prints rates and stops, reset zeroes only
+# what it names. Each test builds its own topology (scripts/topo.bash).
+bats_require_minimum_version 1.8.2
+# bats file_tags=root
+
+load helpers/common
+load helpers/route
+load helpers/redirect
+
+PROGS="$BATS_TEST_DIRNAME/../build/test/progs"
+
+setup_file() {
+	_need_root
+}
+
+setup() {
+	_common_setup
+	topo_create
+	PIN_DIR=$(pin_dir)
+	RUN_DIR=/run/xfwd/${PIN_DIR##*/}
+}
+
+teardown() {
+	local pid dev left=0
+	for pid in "${BG_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for dev in "${RD_DEVS[@]}"; do
+		xr redirect del dev "$dev" all >/dev/null 2>&1 || true
+	done
+	xr route detach all >/dev/null 2>&1 || true
+	xr chain del dev veth1 all >/dev/null 2>&1 || true
+	for d in "${PIN_DIR:-}" "${RUN_DIR:-}"; do
+		if [[ -n $d && -e $d ]]; then
+			echo "# left behind: $(find "$d" | tr '\n' ' ')"
+			rm -rf "$d"
+			left=1
+		fi
+	done
+	topo_destroy
+	((!left))
+}
+
+# st DEV OBJECT ITEM KEY FIELD: one number of "stats show -j" (0 when the
+# counter is not listed).
+st() {
+	xr -j stats | jq -er --arg d "$1" --arg o "$2" --arg i "$3" --arg k "$4" --arg f "$5" '
+		[.counters[] | select(.dev == $d and .object == $o and .item == $i and
+		 .key == $k) | .[$f]] | add // 0'
+}
+
+# route xdp on veth1 and veth2, with the member "count" in front of route
+# in veth1's chain, and 20 pings through it.
+traffic() {
+	warm_up
+	run -0 attach xdp
+	run -0 xr chain add dev veth1 obj "$PROGS/count.bpf.o" name count
+	run -0 ping4 20 "$XF_H2_IP4" -q
+	assert_output --partial "20 packets transmitted, 20 received"
+}
+
+@test "nothing attached: an empty list, exit 0" {
+	run -0 --separate-stderr xr -j stats
+	assert_equal "$stderr" ""
+	jq -e '.counters == []' <<<"$output"
+	run -0 xr -j stats watch count 1 interval 0.1
+	jq -e '.interval == 1 and .counters == [] and .route == []' <<<"$output"
+	run -0 xr stats reset
+}
+
+@test "show -j: route and chain counters equal route show and chain show" {
+	local hook fwd passed
+	traffic
+	hook=$(xr -j route show dev veth1 | jq -er '.interfaces[0].hook')
+	assert_equal "$(st veth1 route "$hook" forwarded packets)" 20
+	assert_equal "$(st veth1 route "$hook" forwarded packets)" "$(ctr veth1 forwarded)"
+	assert_equal "$(st veth1 route "$hook" forwarded bytes)" "$(ctr veth1 forwarded_bytes)"
+	assert_equal "$(st veth2 route "$hook" forwarded packets)" "$(ctr veth2 forwarded)"
+	# Every pass reason as route show lists it.
+	passed=$(xr -j route show dev veth1 | jq -c '[.interfaces[0].pass_reasons[] |
+		{key: .reason, packets, bytes}]')
+	assert_equal "$(xr -j stats show dev veth1 route | jq -c --arg h "$hook" '
+		[.counters[] | select(.item == $h and .key != "forwarded") |
+		 {key, packets, bytes}]')" "$passed"
+	# chain: every member's verdicts as chain show has them.
+	assert_equal "$(xr -j stats show dev veth1 chain | jq -c '[.counters | group_by(.item)[] |
+		{name: .[0].item} + (map({(.key): .packets}) | add)] | sort_by(.name)')" \
+		"$(xr -j chain show dev veth1 | jq -c '[.interfaces[0].chain[] |
+		{name, aborted, drop, pass, tx, redirect, other}] | sort_by(.name)')"
+	(($(st veth1 chain count pass packets) >= 20))
+	# The table has the same groups.
+	run -0 xr stats show dev veth1
+	assert_output --partial "forwarded"
+	assert_output --partial "count"
+}
+
+@test "show -j: redirect counters equal redirect show" {
+	tc_mode tcx
+	ip -n "$XF_NS_H2" addr add 198.18.1.9/24 dev veth0
+	run -0 xr redirect add dev veth1 match 198.18.1.9/32 to veth2
+	run -0 xr redirect add dev veth1 to veth2
+	run -0 xr redirect add dev veth2 to veth1
+	run -0 ping4 10 198.18.1.9 -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	(($(rule veth1 198.18.1.9/32 packets) >= 10))
+	assert_equal "$(st veth1 redirect "ingress 198.18.1.9/32 egress->veth2" matched packets)" \
+		"$(rule veth1 198.18.1.9/32 packets)"
+	assert_equal "$(st veth1 redirect "ingress 198.18.1.9/32 egress->veth2" matched bytes)" \
+		"$(rule veth1 198.18.1.9/32 bytes)"
+	assert_equal "$(st veth2 redirect "ingress all egress->veth1" matched packets)" \
+		"$(rule veth2 all packets)"
+	run -0 xr -j stats show redirect
+	jq -e '[.counters[].object] | unique == ["redirect"]' <<<"$output"
+}
+
+@test "-s: the per-CPU values add up to the totals" {
+	traffic
+	run -0 xr -j -s stats
+	jq -e '[.counters[] |
+		(.percpu | length) > 0 and
+		([.percpu[].packets] | add) == .packets and
+		([.percpu[].bytes] | add) == .bytes] | all and length > 0' <<<"$output"
+	run -0 xr -s stats
+	assert_output --partial "cpu"
+}
+
+@test "watch -j count 2: two JSON lines with rates, then exit 0" {
+	local hook
+	traffic
+	hook=$(xr -j route show dev veth1 | jq -er '.interfaces[0].hook')
+	in_h1 ping -c 60 -i 0.02 -W 1 -q "$XF_H2_IP4" >/dev/null &
+	BG_PIDS+=($!)
+	run -0 --separate-stderr xr -j stats watch dev veth1 route interval 0.5 count 2
+	assert_equal "$stderr" ""
+	assert_equal "${#lines[@]}" 2
+	jq -e '.interval >= 1 and .seconds > 0.4' <<<"${lines[0]}"
+	# About 50 echo requests a second arrive on veth1 and are forwarded.
+	jq -e --arg h "$hook" '.interval == 2 and
+		([.counters[] | select(.key == "forwarded" and .item == $h) | .pps] | .[0] > 20) and
+		(.route[0].forwarded_pps > 20) and (.route[0].passed_pct | type == "number")' \
+		<<<"${lines[1]}"
+	# Not on a terminal: one block per interval, no screen control.
+	run -0 xr stats watch dev veth1 interval 0.2 count 2
+	assert_output --partial "interval: 2"
+	[[ $output != *$'\e['* ]]
+}
+
+@test "watch rates: within 10% of the generator's rate over a 3-second window" {
+	local e0 e1 t0 t1 rate
+	traffic
+	# About 40-50 echo requests a second for 6 s (ping's own pace); h2's
+	# kernel counts what arrives over the same window as watch.
+	in_h1 ping -c 300 -i 0.02 -W 1 -q "$XF_H2_IP4" >/dev/null &
+	BG_PIDS+=($!)
+	sleep 0.5
+	e0=$(kstat "$XF_NS_H2" IcmpInEchos)
+	t0=$(date +%s.%N)
+	run -0 xr -j stats watch dev veth1 route interval 3 count 1
+	e1=$(kstat "$XF_NS_H2" IcmpInEchos)
+	t1=$(date +%s.%N)
+	rate=$(awk -v n=$((e1 - e0)) -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", n / (b - a) }')
+	echo "# generator $rate/s, watch $(jq -r '.route[0].forwarded_pps' <<<"$output")/s" >&3
+	jq -e --argjson r "$rate" '.route[0].forwarded_pps >= 0.9 * $r and
+		.route[0].forwarded_pps <= 1.1 * $r and
+		([.counters[] | select(.key == "forwarded") | .bps][0] as $b |
+		 $b >= 0.9 * $r * 98 * 8 and $b <= 1.1 * $r * 98 * 8)' <<<"$output"
+}
+
+@test "watch stops at SIGINT and SIGTERM, exit 0" {
+	local pid sig rc
+	for sig in INT TERM; do
+		xfwd -n "$XF_NS_R1" -j stats watch count 1000 >"$BATS_TEST_TMPDIR/w" &
+		pid=$!
+		BG_PIDS+=("$pid")
+		sleep 1.5
+		kill -"$sig" "$pid"
+		# Promptly: the sleep is cut short, not finished.
+		wait_until 2 bash -c "! kill -0 $pid 2>/dev/null"
+		rc=0
+		wait "$pid" || rc=$?
+		assert_equal "$sig $rc" "$sig 0"
+		[[ -s $BATS_TEST_TMPDIR/w ]]
+	done
+}
+
+@test "-s watch: run-time statistics on while it runs, off after it exits" {
+	local id before after
+	traffic
+	id=$(xr -j route show dev veth1 | jq -er '.interfaces[0].prog_id')
+	in_h1 ping -c 50 -i 0.02 -W 1 -q "$XF_H2_IP4" >/dev/null &
+	BG_PIDS+=($!)
+	run -0 xr -j -s stats watch dev veth1 interval 0.5 count 2
+	jq -e --argjson id "$id" '.programs | any(.prog_id == $id and .runs > 0 and
+		.ns_per_packet > 0)' <<<"${lines[1]}"
+	wait "${BG_PIDS[-1]}" || true
+	# The fd is gone with the process: pings do not add run time any more
+	# (unless someone else holds the statistics on, as nothing here does).
+	before=$(bpftool -j prog show id "$id" | jq -r '.run_time_ns // 0')
+	run -0 ping4 10 "$XF_H2_IP4" -q
+	after=$(bpftool -j prog show id "$id" | jq -r '.run_time_ns // 0')
+	((before > 0))
+	assert_equal "$after" "$before"
+}
+
+@test "reset zeroes what it names and nothing else" {
+	local hook
+	traffic
+	hook=$(xr -j route show dev veth1 | jq -er '.interfaces[0].hook')
+	(($(st veth1 chain count pass packets) >= 20))
+	run -0 xr stats reset dev veth1 route
+	assert_equal "$(ctr veth1 forwarded)" 0
+	(($(ctr veth2 forwarded) >= 20))
+	(($(st veth1 chain count pass packets) >= 20))
+	run -0 xr stats reset dev veth1 chain
+	assert_equal "$(st veth1 chain count pass packets)" 0
+	(($(ctr veth2 forwarded) >= 20))
+	run -0 xr stats reset
+	assert_equal "$(ctr veth2 forwarded)" 0
+	# The counters count again afterwards.
+	run -0 ping4 5 "$XF_H2_IP4" -q
+	assert_equal "$(st veth1 route "$hook" forwarded packets)" 5
+}
+
+@test "usage errors exit 2" {
+	run -2 xr stats show frob
+	run -2 xr stats watch interval 0
+	run -2 xr stats watch count 0
+	run -2 xr stats show route route
+	run -2 xr stats reset interval 1
+	run -1 xr stats show dev nosuchdev
+}
+
+@test "show is the default verb, also in front of its arguments" {
+	run -0 xr -j stats dev veth1
+	jq -e '.counters == []' <<<"$output"
+	run -0 xr -j stats route
+	run -0 xr -j stats sho dev veth1 redirect
+	# Too short to be taken for reset: an error, not a reset.
+	run -2 xr stats re
+	run -2 xr stats r
+}
