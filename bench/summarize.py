@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 UNITS = {"route_tcp": ("Gbit/s", 1e-9), "route_rtt_us": ("us", 1),
-         "chain_step": ("ns", 1)}
+         "chain_step": ("ns", 1), "stats_cost_us": ("ms", 1e-3)}
 
 
 def main(raw_path, out_dir):
