@@ -59,14 +59,6 @@ static const char *err_str(int err)
 	return buf;
 }
 
-static int obj_get(const char *dir, const char *name)
-{
-	char path[PATH_LEN + 32];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return bpf_obj_get(path);
-}
-
 static uint32_t desc_size(int fd)
 {
 	struct bpf_map_info mi = { 0 };
@@ -94,9 +86,9 @@ static int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, str
 		return err;
 	snprintf(c->run, sizeof(c->run), "%s/ns%llu/%d", XF_CHAIN_RUN_DIR,
 		 (unsigned long long)ns, c->l.ifindex);
-	c->link_fd = obj_get(c->pin, "xdp_link");
-	c->desc_fd = obj_get(c->pin, "chain_desc");
-	c->cnt_fd = obj_get(c->pin, "chain_cnt");
+	c->link_fd = xf_pin_get(c->pin, "xdp_link");
+	c->desc_fd = xf_pin_get(c->pin, "chain_desc");
+	c->cnt_fd = xf_pin_get(c->pin, "chain_cnt");
 	/* A description of another layout (another xfwd) is not read: the
 	 * kernel would copy its value size into ours. */
 	if (c->desc_fd >= 0 && desc_size(c->desc_fd) == sizeof(c->d) &&
@@ -267,14 +259,6 @@ out:
 	return fd;
 }
 
-static int pin_fd(int fd, const char *dir, const char *name)
-{
-	char path[PATH_LEN + 32];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return bpf_obj_pin(fd, path) ? -errno : 0;
-}
-
 /* Zero one slot's counters on every CPU (a new member takes it). */
 static void counters_clear_slot(int fd, int slot)
 {
@@ -328,11 +312,11 @@ static int chain_commit(struct chain_if *c, struct xf_chain_desc *d)
 		lo.flags = c->xdp_flags;
 		link_fd = bpf_link_create(prog_fd, c->l.ifindex, BPF_XDP, &lo);
 		err = link_fd < 0 ? -errno : xf_pin_mkdir(c->pin);
-		err = err ?: pin_fd(link_fd, c->pin, "xdp_link") ?:
-		      pin_fd(cnt_fd, c->pin, "chain_cnt");
+		err = err ?: xf_pin_obj(link_fd, c->pin, "xdp_link") ?:
+		      xf_pin_obj(cnt_fd, c->pin, "chain_cnt");
 		if (!err && bpf_map_update_elem(desc_fd, &key, d, BPF_ANY))
 			err = -errno;
-		err = err ?: pin_fd(desc_fd, c->pin, "chain_desc");
+		err = err ?: xf_pin_obj(desc_fd, c->pin, "chain_desc");
 		if (err) {
 			char p[PATH_LEN + 32];
 
@@ -873,13 +857,10 @@ int xf_chain_counters_reset(struct xf_nl *nl, const char *dev)
 int xf_chain_link_fd(int ifindex)
 {
 	char dir[PATH_LEN];
-	int fd, err;
+	int err;
 
 	err = xf_pin_path(dir, sizeof(dir), ifindex, NULL);
-	if (err)
-		return err;
-	fd = obj_get(dir, "xdp_link");
-	return fd < 0 ? -errno : fd;
+	return err ?: xf_pin_get(dir, "xdp_link");
 }
 
 int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_builtin *b,

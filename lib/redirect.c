@@ -77,22 +77,12 @@ static void rd_close(struct rd_inst *in)
 	}
 }
 
-static int rd_get(const char *dir, const char *name)
-{
-	char path[PATH_LEN + 32];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = bpf_obj_get(path);
-	return fd < 0 ? -errno : fd;
-}
-
 /* Open the namespace's instance; with create, load and pin it if there is
  * none. -ENOENT without create when there is none. */
 static int rd_open(struct rd_inst *in, bool create)
 {
 	struct redirect_bpf *skel;
-	char why[512], path[PATH_LEN + 32];
+	char why[512];
 	int i, fd, err;
 
 	for (i = 0; i < RD_NFDS; i++)
@@ -103,7 +93,7 @@ static int rd_open(struct rd_inst *in, bool create)
 		return err;
 	strncat(in->dir, "/redirect", sizeof(in->dir) - strlen(in->dir) - 1);
 	for (i = 0; i < RD_NFDS; i++) {
-		fd = rd_get(in->dir, rd_obj_names[i]);
+		fd = xf_pin_get(in->dir, rd_obj_names[i]);
 		if (fd < 0)
 			break;
 		in->fd[i] = fd;
@@ -138,9 +128,8 @@ static int rd_open(struct rd_inst *in, bool create)
 		int src = in->fd[i];
 
 		in->fd[i] = fcntl(src, F_DUPFD_CLOEXEC, 3);
-		snprintf(path, sizeof(path), "%s/%s", in->dir, rd_obj_names[i]);
-		if (!err && (in->fd[i] < 0 || bpf_obj_pin(src, path)))
-			err = -errno;
+		if (!err)
+			err = in->fd[i] < 0 ? -errno : xf_pin_obj(src, in->dir, rd_obj_names[i]);
 	}
 	redirect_bpf__destroy(skel);
 	if (err) {

@@ -31,24 +31,6 @@ const char *xf_hook_name(enum xf_hook h)
 	return h == XF_HOOK_XDP ? "xdp" : h == XF_HOOK_TC ? "tc" : "auto";
 }
 
-static int rt_pin_obj(int fd, const char *dir, const char *name)
-{
-	char path[RT_PATH_MAX + 32];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return bpf_obj_pin(fd, path) ? -errno : 0;
-}
-
-static int rt_get_obj(const char *dir, const char *name)
-{
-	char path[RT_PATH_MAX + 32];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = bpf_obj_get(path);
-	return fd < 0 ? -errno : fd;
-}
-
 static const char *const rt_obj_names[RT_NFDS] = {
 	/* Maps are pinned under their own names: the chain layer finds them
 	 * that way when route is a member of an interface's XDP chain. */
@@ -82,7 +64,7 @@ int rt_inst_open(struct rt_inst *in)
 		return err;
 	strncat(in->dir, "/route", sizeof(in->dir) - strlen(in->dir) - 1);
 	for (i = 0; i < RT_NFDS; i++) {
-		fd = rt_get_obj(in->dir, rt_obj_names[i]);
+		fd = xf_pin_get(in->dir, rt_obj_names[i]);
 		if (fd < 0) {
 			err = fd;
 			rt_inst_close(in);
@@ -118,7 +100,7 @@ static int rt_inst_create(struct rt_inst *in)
 	err = xf_pin_mkdir(in->dir);
 	for (i = 0; !err && i < RT_NFDS; i++) {
 		in->fd[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
-		err = in->fd[i] < 0 ? -errno : rt_pin_obj(fds[i], in->dir, rt_obj_names[i]);
+		err = in->fd[i] < 0 ? -errno : xf_pin_obj(fds[i], in->dir, rt_obj_names[i]);
 	}
 	route_bpf__destroy(skel);
 	if (err) {

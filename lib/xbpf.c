@@ -75,6 +75,26 @@ int xf_pin_path(char *buf, size_t len, int ifindex, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+int xf_pin_obj(int fd, const char *dir, const char *name)
+{
+	char path[512];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	return bpf_obj_pin(fd, path) ? -errno : 0;
+}
+
+int xf_pin_get(const char *dir, const char *name)
+{
+	char path[512];
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
 int xf_pin_mkdir(const char *dir)
 {
 	char path[256];

@@ -19,6 +19,11 @@ int xf_netns_id(uint64_t *id);
 /* Write XF_PIN_ROOT/ns<id>[/<ifindex>[/<name>]] to buf; ifindex 0 and
  * name NULL stop early. 0/-ENAMETOOLONG/-errno. */
 int xf_pin_path(char *buf, size_t len, int ifindex, const char *name);
+/* Pin fd at dir/name. 0/-errno. */
+int xf_pin_obj(int fd, const char *dir, const char *name);
+/* The object pinned at dir/name: an fd (the caller closes it), or -errno
+ * (-ENOENT when nothing is pinned there). */
+int xf_pin_get(const char *dir, const char *name);
 /* mkdir -p of a directory below XF_PIN_ROOT. 0/-errno. */
 int xf_pin_mkdir(const char *dir);
 /* rmdir dir and then its parents while they are empty, up to (not
