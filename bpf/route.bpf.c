@@ -226,6 +226,21 @@ static __always_inline __u32 xf_rt_fib_reason(int rc)
 }
 
 /* Why egress oif is not usable, for a packet the FIB would forward. */
+/* The ingress interface's configuration into md (its MAC serves XDP,
+ * where there is no pkt_type) and its counter slot; 0 when the interface
+ * is not in the set. */
+static __always_inline int xf_rt_ingress(struct xf_rt_md *md, __u32 *slot)
+{
+	struct xf_route_ifcfg *cfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &md->iif);
+
+	if (!cfg)
+		return 0;
+	*slot = cfg->slot;
+	md->cfl = cfg->flags;
+	__builtin_memcpy(md->mac, cfg->mac, ETH_ALEN);
+	return 1;
+}
+
 static __always_inline __u32 xf_rt_egress_reason(__u32 oif, int xdp)
 {
 	struct xf_route_ifcfg *ocfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &oif);
@@ -524,7 +539,6 @@ int xf_route_xdp(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct xf_route_trace_in *tin = (void *)(long)ctx->data_meta;
-	struct xf_route_ifcfg *cfg;
 	struct xf_rt_md md;
 	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0;
 	int trace = 0;
@@ -540,14 +554,10 @@ int xf_route_xdp(struct xdp_md *ctx)
 	}
 	md.tflags = XF_RTT_XDP;
 
-	cfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &md.iif);
-	if (!cfg) {
+	if (!xf_rt_ingress(&md, &slot)) {
 		reason = XF_RR_NOT_IN_SET;
 		goto out;
 	}
-	slot = cfg->slot;
-	md.cfl = cfg->flags;
-	__builtin_memcpy(md.mac, cfg->mac, ETH_ALEN);
 
 	reason = xf_rt_decide(ctx, data, data_end, &md, XF_RT_XDP);
 	if (reason != XF_RR_FORWARDED)
@@ -622,7 +632,6 @@ static __always_inline __u32 xf_tc_need(void *data, void *data_end)
 SEC("tc")
 int xf_route_tc(struct __sk_buff *skb)
 {
-	struct xf_route_ifcfg *cfg;
 	struct xf_rt_md md;
 	void *data, *data_end;
 	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0, linear, need;
@@ -642,13 +651,10 @@ int xf_route_tc(struct __sk_buff *skb)
 		cookie = skb->cb[2];
 	}
 
-	cfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &md.iif);
-	if (!cfg) {
+	if (!xf_rt_ingress(&md, &slot)) {
 		reason = XF_RR_NOT_IN_SET;
 		goto out;
 	}
-	slot = cfg->slot;
-	md.cfl = cfg->flags;
 
 	/* Headers in paged data (GRO from page-based drivers): make what the
 	 * decision reads linear, and no more. */
