@@ -94,17 +94,14 @@ static int feature_show(struct xfwd *x, struct xf_args *a)
 	if (opts.dev) {
 		err = feature_collect(&(struct xf_link){ 0 }, &lv);
 		if (!err)
-			err = xf_link_get(nl, opts.dev, 0, &lv.v[0]);
-		if (err == -ENODEV)
-			fprintf(stderr, "Error: device \"%s\" does not exist.\n", opts.dev);
+			err = xf_link_find(nl, opts.dev, &lv.v[0]);
 	} else {
 		err = xf_link_list(nl, feature_collect, &lv);
-	}
-	if (err) {
-		if (err != -ENODEV)
+		if (err)
 			fprintf(stderr, "Error: cannot list interfaces: %s.\n", strerror(-err));
-		goto out;
 	}
+	if (err)
+		goto out;
 
 	xf_probe_kernel(&kf, XF_PROBE_ALL);
 	feature_print_kernel(x->out, &kf);

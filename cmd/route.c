@@ -181,10 +181,8 @@ static int route_show(struct xfwd *x, struct xf_args *a)
 	if (!nl)
 		return -EIO;
 	l.ifindex = 0;
-	if (dev && xf_link_get(nl, dev, 0, &l)) {
-		fprintf(stderr, "Error: device \"%s\" does not exist.\n", dev);
+	if (dev && xf_link_find(nl, dev, &l))
 		return -ENODEV;
-	}
 	out_list_begin(x->out, "interfaces");
 	err = xf_route_list(nl, l.ifindex, route_show_one, x);
 	out_list_end(x->out);
@@ -235,10 +233,8 @@ static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_ge
 
 		if (!nl)
 			return -EIO;
-		if (xf_link_get(nl, iif, 0, &l)) {
-			fprintf(stderr, "Error: device \"%s\" does not exist.\n", iif);
+		if (xf_link_find(nl, iif, &l))
 			return -ENODEV;
-		}
 		r->iif = l.ifindex;
 	}
 	return 0;

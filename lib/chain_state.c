@@ -76,9 +76,8 @@ static int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, str
 
 	memset(c, 0, sizeof(*c));
 	c->link_fd = c->desc_fd = c->cnt_fd = -1;
-	err = xf_link_get(nl, dev, 0, &c->l);
+	err = xf_link_find(nl, dev, &c->l);
 	if (err) {
-		fprintf(stderr, "Error: device \"%s\" does not exist.\n", dev);
 		return err;
 	}
 	err = xf_pin_path(c->pin, sizeof(c->pin), c->l.ifindex, NULL) ?: xf_netns_id(&ns);
@@ -811,9 +810,8 @@ int xf_chain_list(struct xf_nl *nl, const char *dev,
 	if (dev) {
 		struct xf_link l;
 
-		err = xf_link_get(nl, dev, 0, &l);
+		err = xf_link_find(nl, dev, &l);
 		if (err) {
-			fprintf(stderr, "Error: device \"%s\" does not exist.\n", dev);
 			goto out;
 		}
 		w->ifx[w->n++] = l.ifindex;

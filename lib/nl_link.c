@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rtnetlink links <-> struct xf_link. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <libmnl/libmnl.h>
@@ -140,6 +141,17 @@ int xf_link_get(struct xf_nl *nl, const char *name, int ifindex, struct xf_link 
 	err = xf_nl_dump(nl, nlh, link_get_cb, l);
 	if (err == -ENODEV || (!err && !l->ifindex))
 		return -ENODEV;
+	return err;
+}
+
+int xf_link_find(struct xf_nl *nl, const char *name, struct xf_link *l)
+{
+	int err = xf_link_get(nl, name, 0, l);
+
+	if (err == -ENODEV)
+		fprintf(stderr, "Error: device \"%s\" does not exist.\n", name);
+	else if (err)
+		fprintf(stderr, "Error: cannot read device \"%s\": %s.\n", name, strerror(-err));
 	return err;
 }
 

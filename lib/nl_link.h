@@ -41,6 +41,9 @@ struct xf_link {
 /* Fill l for the link named name (or, if name is NULL, with ifindex).
  * -ENODEV when there is none. */
 int xf_link_get(struct xf_nl *nl, const char *name, int ifindex, struct xf_link *l);
+/* xf_link_get() by name for a device the user named: prints the Error
+ * line ("device ... does not exist" for -ENODEV). 0/-errno. */
+int xf_link_find(struct xf_nl *nl, const char *name, struct xf_link *l);
 /* Call cb for every link in this namespace; a non-zero return stops. */
 int xf_link_list(struct xf_nl *nl, int (*cb)(const struct xf_link *l, void *arg),
 		 void *arg);

@@ -510,10 +510,8 @@ int xf_redirect_add(struct xf_nl *nl, const char *dev, const struct xf_redirect_
 	uint32_t id;
 	int err;
 
-	if (xf_link_get(nl, dev, 0, &l)) {
-		fprintf(stderr, "Error: device \"%s\" does not exist.\n", dev);
+	if (xf_link_find(nl, dev, &l))
 		return -ENODEV;
-	}
 	err = rd_validate(nl, dev, r, &tl);
 	if (err)
 		return err;
@@ -654,10 +652,8 @@ int xf_redirect_del(struct xf_nl *nl, const char *dev, int dir, const struct xf_
 	struct xf_link l;
 	int err;
 
-	if (xf_link_get(nl, dev, 0, &l)) {
-		fprintf(stderr, "Error: device \"%s\" does not exist.\n", dev);
+	if (xf_link_find(nl, dev, &l))
 		return -ENODEV;
-	}
 	err = rd_open(&in, false);
 	if (err == -ENOENT) {
 		fprintf(stderr, "Error: %s has no redirect rules.\n", dev);
@@ -805,8 +801,7 @@ int xf_redirect_list(struct xf_nl *nl, const char *dev,
 	ls->cb = cb;
 	ls->arg = arg;
 	if (dev) {
-		if (xf_link_get(nl, dev, 0, &l)) {
-			fprintf(stderr, "Error: device \"%s\" does not exist.\n", dev);
+		if (xf_link_find(nl, dev, &l)) {
 			free(ls->percpu);
 			free(ls);
 			return -ENODEV;
@@ -839,10 +834,8 @@ int xf_redirect_reset(struct xf_nl *nl, const char *dev)
 	int ifindex = 0, err;
 
 	if (dev) {
-		if (xf_link_get(nl, dev, 0, &l)) {
-			fprintf(stderr, "Error: device \"%s\" does not exist.\n", dev);
+		if (xf_link_find(nl, dev, &l))
 			return -ENODEV;
-		}
 		ifindex = l.ifindex;
 	}
 	err = rd_open(&in, false);

@@ -439,9 +439,8 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	uint64_t features;
 	int fd, err;
 
-	err = xf_link_get(nl, d->name, 0, &d->l);
+	err = xf_link_find(nl, d->name, &d->l);
 	if (err) {
-		fprintf(stderr, "Error: device \"%s\" does not exist.\n", d->name);
 		return err;	/* exit 1 as in feature show: not a usage error */
 	}
 	fd = rt_link_open(d->l.ifindex);
@@ -604,9 +603,8 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 		for (i = 0; i < n && i < MAX_DEVS; i++) {
 			int fd;
 
-			err = xf_link_get(nl, devs[i], 0, &l);
+			err = xf_link_find(nl, devs[i], &l);
 			if (err) {
-				fprintf(stderr, "Error: device \"%s\" does not exist.\n", devs[i]);
 				return err;
 			}
 			fd = rt_link_open(l.ifindex);

@@ -162,10 +162,8 @@ int xf_stats_collect(struct xf_nl *nl, const struct xf_stats_filter *f, struct x
 
 	memset(s, 0, sizeof(*s));
 	s->ncpu = xf_ncpus();
-	if (f->dev && xf_link_get(nl, f->dev, 0, &l)) {
-		fprintf(stderr, "Error: device \"%s\" does not exist.\n", f->dev);
+	if (f->dev && xf_link_find(nl, f->dev, &l))
 		return -ENODEV;
-	}
 	if (wants(f, XF_STATS_ROUTE))
 		err = xf_route_list(nl, l.ifindex, route_cb, &c);
 	if (!err && wants(f, XF_STATS_CHAIN))
@@ -240,10 +238,8 @@ int xf_stats_reset(struct xf_nl *nl, const struct xf_stats_filter *f)
 	struct xf_link l = { .ifindex = 0 };
 	int err = 0;
 
-	if (f->dev && xf_link_get(nl, f->dev, 0, &l)) {
-		fprintf(stderr, "Error: device \"%s\" does not exist.\n", f->dev);
+	if (f->dev && xf_link_find(nl, f->dev, &l))
 		return -ENODEV;
-	}
 	if (wants(f, XF_STATS_ROUTE))
 		err = xf_route_list(nl, l.ifindex, route_reset_cb, &w);
 	if (!err && wants(f, XF_STATS_CHAIN))
