@@ -107,9 +107,16 @@ build/bench/%: bench/%.c $(LIB_OBJS) | build/bench $(SKELS)
 build/man/%.8: man/man8/%.8.in Makefile | build/man
 	$(QUIET_GEN)sed -e 's/@VERSION@/$(VERSION)/g' $< > $@
 
+# Fragments add their own targets (fuzz, check-kernels, ...) and append to
+# CHECK_EXTRA what make check runs after the main suite.
+CHECK_EXTRA :=
+include test/fuzz/fuzz.mk
+include test/vm/vm.mk
+
 check: all $(UNIT_BINS) $(BENCH_BINS) $(TEST_PROG_OBJS)
 	$(Q)scripts/install-deps
 	$(Q)test/run-all
+	$(Q)$(if $(strip $(CHECK_EXTRA)),$(MAKE) --no-print-directory $(CHECK_EXTRA))
 
 check-unit: $(UNIT_BINS)
 	$(Q)for t in $(UNIT_BINS); do $$t || exit 1; done

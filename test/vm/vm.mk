@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: GPL-2.0
+# Other kernels under qemu (make check-kernels): see test/vm/.
