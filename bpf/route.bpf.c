@@ -385,11 +385,17 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		return xf_rt_fib_reason(rc);
 
 	/* A unicast route exists; now the kernel's order: reverse path
-	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
-	if (md->v4 && (md->cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE))) {
+	 * (route input), TTL, MTU (ip_forward), neighbour (output).
+	 * IPv4 always looks the source up: fib_validate_source() drops a
+	 * source that is one of this namespace's own addresses even with
+	 * rp_filter off, and bpf_fib_lookup() on the destination cannot see
+	 * that. Such a source is a local route (NOT_FWDED) looked up
+	 * backwards; so is a source with no route at all, which the kernel
+	 * would forward: passed too, the conservative way. */
+	if (md->v4) {
 		struct iphdr *iph = data + ETH_HLEN;
 		struct bpf_fib_lookup rp;
-		int ok;
+		int ok, rpf = md->cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
 
 		if ((void *)(iph + 1) > data_end)
 			return XF_RR_BAD_LEN;
@@ -405,16 +411,23 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		rp.ifindex = md->iif;
 		rp.ipv4_src = iph->daddr;
 		rp.ipv4_dst = iph->saddr;
+		/* The local source check follows the rules, as the local
+		 * table is reached through them. */
 		rc = bpf_fib_lookup(ctx, &rp, sizeof(rp),
-				    flags & BPF_FIB_LOOKUP_DIRECT);
-		md->rp_rc = rc;
-		md->tflags |= XF_RTT_RP;
-		ok = rc == BPF_FIB_LKUP_RET_SUCCESS ||
-		     rc == BPF_FIB_LKUP_RET_NO_NEIGH;
-		if (ok)
-			md->rp_oif = rp.ifindex;
-		if (!ok || ((md->cfl & XF_RTIF_RP_STRICT) && rp.ifindex != md->iif))
-			return XF_RR_RP_FILTER;
+				    rpf ? flags & BPF_FIB_LOOKUP_DIRECT : 0);
+		if (!rpf && rc == BPF_FIB_LKUP_RET_NOT_FWDED)
+			return XF_RR_MARTIAN;
+		if (rpf) {
+			md->rp_rc = rc;
+			md->tflags |= XF_RTT_RP;
+			ok = rc == BPF_FIB_LKUP_RET_SUCCESS ||
+			     rc == BPF_FIB_LKUP_RET_NO_NEIGH;
+			if (ok)
+				md->rp_oif = rp.ifindex;
+			if (!ok || ((md->cfl & XF_RTIF_RP_STRICT) &&
+				    rp.ifindex != md->iif))
+				return XF_RR_RP_FILTER;
+		}
 	}
 	if (ttl <= 1)
 		return XF_RR_TTL;
