@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of test/hostile.bats: the h1 -- r1 -- h2 topology made
+# deterministic for the corpus of test/fixtures/corpus.py, and its runs.
+# Needs scripts/topo.bash and test/helpers/route.bash loaded.
+
+H1_MAC=02:00:00:00:01:01 R1A_MAC=02:00:00:00:01:fe
+R1B_MAC=02:00:00:00:02:fe H2_MAC=02:00:00:00:02:01
+XF_CORPUS_PY=${XF_CORPUS_PY:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)/corpus.py}
+
+corpus() { /usr/bin/python3 "$XF_CORPUS_PY" "$@"; }
+
+# hostile_topo: topo_create, then fix what could differ between runs: MACs,
+# MTUs (h1 may send up to 3000, r1 takes up to 2000, 1500 onwards), every
+# neighbour permanent, GRO on at both hosts, r1's ICMP not rate limited.
+# The corpus goes past h2 to a prefix r1 routes through it; h2 drops it
+# silently (forwarding off, not its address), so h2 answers nothing.
+hostile_topo() {
+	local ns dev ip lladdr
+	topo_create
+	ip -n "$XF_NS_H1" link set veth0 address $H1_MAC mtu 3000
+	ip -n "$XF_NS_R1" link set veth1 address $R1A_MAC mtu 2000
+	ip -n "$XF_NS_R1" link set veth2 address $R1B_MAC
+	ip -n "$XF_NS_H2" link set veth0 address $H2_MAC
+	ip -n "$XF_NS_R1" route add 198.18.3.0/24 via "$XF_H2_IP4"
+	ip -n "$XF_NS_R1" -6 route add 2001:2:0:3::/64 via "$XF_H2_IP6"
+	while read -r ns dev ip lladdr; do
+		ip -n "$ns" neigh replace "$ip" lladdr "$lladdr" dev "$dev" nud permanent
+	done <<-EOF
+		$XF_NS_R1 veth1 $XF_H1_IP4 $H1_MAC
+		$XF_NS_R1 veth1 $XF_H1_IP6 $H1_MAC
+		$XF_NS_R1 veth2 $XF_H2_IP4 $H2_MAC
+		$XF_NS_R1 veth2 $XF_H2_IP6 $H2_MAC
+		$XF_NS_H1 veth0 $XF_R1_IP4A $R1A_MAC
+		$XF_NS_H1 veth0 $XF_R1_IP6A $R1A_MAC
+		$XF_NS_H2 veth0 $XF_R1_IP4B $R1B_MAC
+		$XF_NS_H2 veth0 $XF_R1_IP6B $R1B_MAC
+	EOF
+	ip netns exec "$XF_NS_R1" sysctl -qw net.ipv4.icmp_ratelimit=0 \
+		net.ipv4.icmp_msgs_per_sec=100000 net.ipv4.icmp_msgs_burst=100000 \
+		net.ipv6.icmp.ratelimit=0
+	# tx off: what h1 sends is never left with a partial checksum
+	# (environment.md); here frames are raw, it is belt and braces.
+	ip netns exec "$XF_NS_H1" ethtool -K veth0 gro on tx off >/dev/null
+	ip netns exec "$XF_NS_H2" ethtool -K veth0 gro on >/dev/null
+}
+
+# gen_corpus FILE
+gen_corpus() {
+	corpus gen "$1" $H1_MAC $R1A_MAC "$XF_H1_IP4" 198.18.3.1 "$XF_H1_IP6" \
+		2001:2:0:3::1 "$XF_R1_IP4A" "$XF_R1_IP4B" "$XF_R1_IP6A" "$XF_R1_IP6B"
+}
+
+# fwd_pass: "FORWARDED PASSED" on r1's veth1 (0 0 when not attached).
+fwd_pass() {
+	xr -j route show dev veth1 2>/dev/null |
+		jq 2>/dev/null -er '.interfaces[0] |
+			"\(.forwarded) \([.pass_reasons[].packets] | add // 0)"' ||
+		echo "0 0"
+}
