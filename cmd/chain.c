@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* xfwd chain: many XDP programs on one interface, linked into one. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "caps.h"
 #include "chain_state.h"
 #include "cmd.h"
 #include "out.h"
@@ -56,6 +58,20 @@ static int chain_dev(struct xf_args *a, const char **dev)
 	return arg_once(a, KW_DEV, "dev") ?: arg_ifname(a, "IFNAME", dev);
 }
 
+/* An object that others than its owner may write (the file, or a directory
+ * above it) could be swapped between the operator's look and the load:
+ * refused unless -force. Other errors are the loader's to report. */
+static int chain_obj_check(const struct xfwd *x, const char *obj)
+{
+	char why[PATH_MAX + 128];
+
+	if (x->force || xf_file_trusted(obj, why, sizeof(why)) != -EPERM)
+		return 0;
+	fprintf(stderr, "Error: %s; another user could swap it (-force loads it anyway).\n",
+		why);
+	return -EPERM;
+}
+
 static int chain_add(struct xfwd *x, struct xf_args *a)
 {
 	struct xf_chain_add o = { 0 };
@@ -101,7 +117,7 @@ static int chain_add(struct xfwd *x, struct xf_args *a)
 		return arg_missing(a, "dev IFNAME");
 	if (!o.obj)
 		return arg_missing(a, "obj FILE");
-	err = xfwd_nl_locked(x, &nl);
+	err = xfwd_nl_locked(x, &nl) ?: chain_obj_check(x, o.obj);
 	return err ?: xf_chain_add(nl, dev, &o);
 }
 
@@ -253,11 +269,11 @@ static const struct cmd chain_cmds[] = {
 	{ "add", chain_add, "dev IFNAME obj FILE [ sec SECTION | prog NAME ] [ name NAME ] "
 		"[ { first | last | before NAME | after NAME } ] "
 		"[ on VERDICT { next | stop | goto NAME } ]... "
-		"(VERDICT := aborted | drop | pass | tx | redirect)" },
-	{ "set", chain_set, "dev IFNAME name NAME on VERDICT { next | stop | goto NAME }..." },
-	{ "order", chain_order, "dev IFNAME NAME NAME ..." },
-	{ "del", chain_del, "dev IFNAME { name NAME | all }" },
-	{ "show", chain_show, "[ dev IFNAME ]" },
+		"(VERDICT := aborted | drop | pass | tx | redirect)", XF_CMD_CHANGES },
+	{ "set", chain_set, "dev IFNAME name NAME on VERDICT { next | stop | goto NAME }...", XF_CMD_CHANGES },
+	{ "order", chain_order, "dev IFNAME NAME NAME ...", XF_CMD_CHANGES },
+	{ "del", chain_del, "dev IFNAME { name NAME | all }", XF_CMD_CHANGES },
+	{ "show", chain_show, "[ dev IFNAME ]", XF_CMD_READS },
 	{ NULL }
 };
 

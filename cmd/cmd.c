@@ -85,5 +85,9 @@ int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a)
 		return 0;
 	}
 	a->verb = obj->cmds[i].name;
+	x->object = obj->name;
+	x->changing = obj->cmds[i].flags & XF_CMD_CHANGES ? &obj->cmds[i] : NULL;
+	if (obj->cmds[i].flags & XF_CMD_READS)
+		xfwd_pins_readable();
 	return obj->cmds[i].fn(x, a);
 }

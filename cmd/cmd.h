@@ -21,13 +21,23 @@ struct xfwd {
 	bool human;		/* -h */
 	bool verbose;		/* -d: libbpf's own messages */
 	int lock_fd;		/* -1 when not held */
+	/* The running verb changes state (XF_CMD_CHANGES): taking the lock
+	 * checks the capabilities first. Set by cmd_dispatch(). */
+	const struct cmd *changing;
+	const char *object;	/* the running verb's object */
 };
 
-/* A verb: its name, handler and the grammar printed by help. */
+/* A verb that changes state: it needs CAP_NET_ADMIN and CAP_BPF. */
+#define XF_CMD_CHANGES 0x1
+/* A verb that reads xfwd's pins: it says so when it may not. */
+#define XF_CMD_READS 0x2
+
+/* A verb: its name, handler, the grammar printed by help, XF_CMD_* flags. */
 struct cmd {
 	const char *name;
 	int (*fn)(struct xfwd *x, struct xf_args *a);
 	const char *help;
+	unsigned int flags;
 };
 
 /* An object: a name and its verbs; the default verb runs with no words. */
@@ -49,9 +59,14 @@ int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a);
 /* Print "Usage: xfwd OBJ VERB GRAMMAR" for each verb to stdout. */
 void cmd_usage(const struct object *obj);
 
+/* For a verb that reads pins: a Warning on stderr when XF_PIN_ROOT cannot
+ * be read (not root), since what it shows then is incomplete. */
+void xfwd_pins_readable(void);
 /* Lazily open rtnetlink in the current namespace. NULL after an Error. */
 struct xf_nl *xfwd_nl(struct xfwd *x);
-/* Take the global lock for a command that changes state. 0/-errno. */
+/* Take the global lock for a command that changes state; for a verb marked
+ * XF_CMD_CHANGES, first check its capabilities (an Error naming what is
+ * missing, -EPERM). 0/-errno. */
 int xfwd_lock(struct xfwd *x);
 /* Both, for a command that changes state: the socket in *nl. 0/-errno. */
 int xfwd_nl_locked(struct xfwd *x, struct xf_nl **nl);

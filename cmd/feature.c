@@ -119,7 +119,7 @@ out:
 }
 
 static const struct cmd feature_cmds[] = {
-	{ "show", feature_show, "[ dev IFNAME ]" },
+	{ "show", feature_show, "[ dev IFNAME ]", 0 },
 	{ NULL }
 };
 

@@ -145,9 +145,9 @@ static int redirect_show(struct xfwd *x, struct xf_args *a)
 static const struct cmd redirect_cmds[] = {
 	{ "add", redirect_add, "dev IFNAME [ ingress | egress ] [ match PREFIX ] to IFNAME "
 		"[ mode { egress | ingress | peer | peer-egress | neigh [ via ADDRESS ] | mirror } ] "
-		"[ hook { tc | xdp } ]" },
-	{ "del", redirect_del, "dev IFNAME [ ingress | egress ] [ match PREFIX | all ]" },
-	{ "show", redirect_show, "[ dev IFNAME ]" },
+		"[ hook { tc | xdp } ]", XF_CMD_CHANGES },
+	{ "del", redirect_del, "dev IFNAME [ ingress | egress ] [ match PREFIX | all ]", XF_CMD_CHANGES },
+	{ "show", redirect_show, "[ dev IFNAME ]", XF_CMD_READS },
 	{ NULL }
 };
 

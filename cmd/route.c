@@ -295,11 +295,11 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 static const struct cmd route_cmds[] = {
 	{ "attach", route_attach, "dev IFNAME [ dev IFNAME ... ] [ hook { auto | xdp | tc } ] "
 		"[ mode { native | generic } ] [ family { all | inet | inet6 } ] "
-		"[ lookup { full | direct } ]" },
-	{ "detach", route_detach, "{ dev IFNAME ... | all }" },
-	{ "show", route_show, "[ dev IFNAME ]" },
+		"[ lookup { full | direct } ]", XF_CMD_CHANGES },
+	{ "detach", route_detach, "{ dev IFNAME ... | all }", XF_CMD_CHANGES },
+	{ "show", route_show, "[ dev IFNAME ]", XF_CMD_READS },
 	{ "get", route_get, "ADDRESS [ from ADDRESS ] [ iif IFNAME ] [ ttl N ] [ len N ] "
-		"[ proto { udp | tcp | icmp } ]" },
+		"[ proto { udp | tcp | icmp } ]", XF_CMD_READS },
 	{ NULL }
 };
 

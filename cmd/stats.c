@@ -448,10 +448,10 @@ out:
 }
 
 static const struct cmd stats_cmds[] = {
-	{ "show", stats_show, "[ dev IFNAME ] [ route | chain | redirect ]" },
+	{ "show", stats_show, "[ dev IFNAME ] [ route | chain | redirect ]", XF_CMD_READS },
 	{ "watch", stats_watch, "[ dev IFNAME ] [ route | chain | redirect ] "
-		"[ interval SECONDS ] [ count N ]" },
-	{ "reset", stats_reset, "[ dev IFNAME ] [ route | chain | redirect ]" },
+		"[ interval SECONDS ] [ count N ]", XF_CMD_READS },
+	{ "reset", stats_reset, "[ dev IFNAME ] [ route | chain | redirect ]", XF_CMD_CHANGES },
 	{ NULL }
 };
 

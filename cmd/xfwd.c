@@ -11,6 +11,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "caps.h"
 #include "cmd.h"
 #include "nl.h"
 #include "out.h"
@@ -57,12 +58,48 @@ struct xf_nl *xfwd_nl(struct xfwd *x)
 	return x->nl;
 }
 
+/* A changing verb without CAP_NET_ADMIN and CAP_BPF fails here, before it
+ * touches anything, rather than half-way at the kernel's first EPERM. */
+static int xfwd_caps_check(struct xfwd *x)
+{
+	char need[64], lack[64];
+	uint64_t missing;
+	int err;
+
+	if (!x->changing)
+		return 0;
+	err = xf_caps_missing(XF_CAPS_CHANGE, &missing);
+	if (err) {
+		fprintf(stderr, "Error: cannot read this process's capabilities: %s.\n",
+			strerror(-err));
+		return err;
+	}
+	if (!missing)
+		return 0;
+	fprintf(stderr, "Error: \"%s %s\" needs %s; missing %s.\n", x->object,
+		x->changing->name, xf_caps_names(XF_CAPS_CHANGE, need, sizeof(need)),
+		xf_caps_names(missing, lack, sizeof(lack)));
+	return -EPERM;
+}
+
+void xfwd_pins_readable(void)
+{
+	/* Absent is fine (nothing attached); unreadable means the table
+	 * that follows may be missing what is there. */
+	if (access(XF_PIN_ROOT, R_OK | X_OK) && errno != ENOENT)
+		fprintf(stderr, "Warning: cannot read %s: %s; what xfwd attached is not "
+			"shown (run as root).\n", XF_PIN_ROOT, strerror(errno));
+}
+
 int xfwd_lock(struct xfwd *x)
 {
 	int err;
 
 	if (x->lock_fd >= 0)
 		return 0;
+	err = xfwd_caps_check(x);
+	if (err)
+		return err;
 	err = xf_lock(&x->lock_fd, false);
 	if (err)
 		fprintf(stderr, "Error: cannot take %s: %s.\n", XF_LOCK_PATH, strerror(-err));
@@ -213,8 +250,8 @@ static int enter_netns(const char *name)
 		return -errno;
 	}
 	if (setns(fd, CLONE_NEWNET)) {
-		fprintf(stderr, "Error: cannot enter network namespace \"%s\": %s.\n", name,
-			strerror(errno));
+		fprintf(stderr, "Error: cannot enter network namespace \"%s\": %s%s.\n", name,
+			strerror(errno), errno == EPERM ? " (needs CAP_SYS_ADMIN)" : "");
 		close(fd);
 		return -errno;
 	}
