@@ -8,6 +8,7 @@
 #include <net/if.h>
 
 #include "chain.h"
+#include "xbpf.h"
 
 struct xf_nl;
 
@@ -39,7 +40,7 @@ struct xf_chain_desc {
 
 #define XF_CHAIN_MAGIC 0x78666368U	/* "xfch" */
 /* Copies of member objects: cleared on reboot, as bpffs pins are. */
-#define XF_CHAIN_RUN_DIR "/run/xfwd"
+#define XF_CHAIN_RUN_DIR XF_RUN_ROOT
 
 /* Where a new member goes. */
 enum xf_chain_pos { XF_POS_DEFAULT, XF_POS_FIRST, XF_POS_LAST, XF_POS_BEFORE, XF_POS_AFTER };

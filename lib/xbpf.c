@@ -95,8 +95,41 @@ int xf_pin_get(const char *dir, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+/* path is XF_PIN_ROOT or XF_RUN_ROOT or below one of them. */
+static bool xf_own_tree(const char *path)
+{
+	static const char *const roots[] = { XF_PIN_ROOT, XF_RUN_ROOT };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		n = strlen(roots[i]);
+		if (!strncmp(path, roots[i], n) && (path[n] == '/' || !path[n]))
+			return true;
+	}
+	return false;
+}
+
+/* Pins and copies are only root's business: what xfwd keeps there must be
+ * a real directory of this user's that nobody else can enter. */
+static int xf_own_dir(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid())
+		return -EPERM;
+	if ((st.st_mode & 07777) != 0700 && chmod(path, 0700))
+		return -errno;
+	return 0;
+}
+
 int xf_pin_mkdir(const char *dir)
 {
+	int err;
+
 	char path[256];
 	size_t i, n = strlen(dir);
 
@@ -109,6 +142,9 @@ int xf_pin_mkdir(const char *dir)
 		path[i] = '\0';
 		if (mkdir(path, 0700) && errno != EEXIST)
 			return -errno;
+		err = xf_own_tree(path) ? xf_own_dir(path) : 0;
+		if (err)
+			return err;
 		if (i < n)
 			path[i] = '/';
 	}

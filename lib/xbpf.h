@@ -10,6 +10,8 @@
 /* Everything xfwd pins lives below here: XF_PIN_ROOT/<netns>/<ifindex>/... */
 #define XF_PIN_ROOT "/sys/fs/bpf/xfwd"
 #define XF_LOCK_PATH "/run/xfwd.lock"
+/* State that is no pin (copies of chain members) lives below here. */
+#define XF_RUN_ROOT "/run/xfwd"
 
 /* Mount bpffs on /sys/fs/bpf if nothing is mounted there. 0/-errno. */
 int xf_bpffs_ensure(void);
@@ -24,7 +26,10 @@ int xf_pin_obj(int fd, const char *dir, const char *name);
 /* The object pinned at dir/name: an fd (the caller closes it), or -errno
  * (-ENOENT when nothing is pinned there). */
 int xf_pin_get(const char *dir, const char *name);
-/* mkdir -p of a directory below XF_PIN_ROOT. 0/-errno. */
+/* mkdir -p of a directory below XF_PIN_ROOT or XF_RUN_ROOT. Every
+ * directory from the root down is made sure to be xfwd's: a directory (not
+ * a symlink) of this user's, mode 0700 (a wider one is narrowed). 0/-errno
+ * (-ENOTDIR, -EPERM when it is not). */
 int xf_pin_mkdir(const char *dir);
 /* rmdir dir and then its parents while they are empty, up to (not
  * including) top. Best effort: what is not empty stays. */
