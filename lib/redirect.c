@@ -715,8 +715,12 @@ static void rd_foreign(int ifindex, int dir, struct rd_inst *in, char *buf, size
 		ours = info.id;
 	q.prog_ids = ids;
 	q.count = 8;
-	if (bpf_prog_query_opts(ifindex, dir ? BPF_TCX_EGRESS : BPF_TCX_INGRESS, &q))
+	if (bpf_prog_query_opts(ifindex, dir ? BPF_TCX_EGRESS : BPF_TCX_INGRESS, &q)) {
+		/* Say so rather than show "no other program". */
+		if (errno == EPERM)
+			snprintf(buf, len, "unknown (needs CAP_NET_ADMIN)");
 		return;
+	}
 	for (i = 0; i < q.count && o < len; i++) {
 		int fd;
 
