@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "caps.h"
 #include "cmd.h"
 
 int cmd_match(const char *what, const char *name, const char *const *names, int n)
@@ -88,6 +89,6 @@ int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a)
 	x->object = obj->name;
 	x->changing = obj->cmds[i].flags & XF_CMD_CHANGES ? &obj->cmds[i] : NULL;
 	if (obj->cmds[i].flags & XF_CMD_READS)
-		xfwd_pins_readable();
+		xf_pins_readable();
 	return obj->cmds[i].fn(x, a);
 }

@@ -59,9 +59,6 @@ int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a);
 /* Print "Usage: xfwd OBJ VERB GRAMMAR" for each verb to stdout. */
 void cmd_usage(const struct object *obj);
 
-/* For a verb that reads pins: a Warning on stderr when XF_PIN_ROOT cannot
- * be read (not root), since what it shows then is incomplete. */
-void xfwd_pins_readable(void);
 /* Lazily open rtnetlink in the current namespace. NULL after an Error. */
 struct xf_nl *xfwd_nl(struct xfwd *x);
 /* Take the global lock for a command that changes state; for a verb marked

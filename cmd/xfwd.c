@@ -82,15 +82,6 @@ static int xfwd_caps_check(struct xfwd *x)
 	return -EPERM;
 }
 
-void xfwd_pins_readable(void)
-{
-	/* Absent is fine (nothing attached); unreadable means the table
-	 * that follows may be missing what is there. */
-	if (access(XF_PIN_ROOT, R_OK | X_OK) && errno != ENOENT)
-		fprintf(stderr, "Warning: cannot read %s: %s; what xfwd attached is not "
-			"shown (run as root).\n", XF_PIN_ROOT, strerror(errno));
-}
-
 int xfwd_lock(struct xfwd *x)
 {
 	int err;

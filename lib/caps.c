@@ -12,6 +12,7 @@
 #include <linux/capability.h>
 
 #include "caps.h"
+#include "xbpf.h"
 
 static const struct {
 	int cap;
@@ -56,6 +57,14 @@ const char *xf_caps_names(uint64_t mask, char *buf, size_t len)
 				 cap_names[i].name);
 	}
 	return buf;
+}
+
+void xf_pins_readable(void)
+{
+	/* Absent is fine: nothing is attached anywhere. */
+	if (access(XF_PIN_ROOT, R_OK | X_OK) && errno != ENOENT)
+		fprintf(stderr, "Warning: cannot read %s: %s; what xfwd attached is not "
+			"shown (run as root).\n", XF_PIN_ROOT, strerror(errno));
 }
 
 /* Group or others may change what st is (or, for a directory, what is in

@@ -27,4 +27,9 @@ const char *xf_caps_names(uint64_t mask, char *buf, size_t len);
  * -errno when it cannot be checked. */
 int xf_file_trusted(const char *path, char *why, size_t len);
 
+/* For a command that reads pins: a Warning on stderr when XF_PIN_ROOT is
+ * there but cannot be read (not root), as what it shows is then
+ * incomplete. */
+void xf_pins_readable(void);
+
 #endif
