@@ -261,6 +261,8 @@ int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 	pfd = bpf_prog_get_fd_by_id(li.prog_id);
 	if (pfd < 0) {
 		err = -errno;
+		fprintf(stderr, "Error: cannot open the attached program %u: %s%s.\n",
+			li.prog_id, strerror(-err), err == -EPERM ? " (needs CAP_SYS_ADMIN)" : "");
 		goto out;
 	}
 	if (getrandom(&cookie, sizeof(cookie), 0) != sizeof(cookie))

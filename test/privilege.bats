@@ -146,6 +146,11 @@ snapshot() {
 	run -0 --separate-stderr nocaps xfwd -j feature
 	run -0 jq -er '.interfaces[] | select(.dev == "veth1") | .xdp_native' <<<"$output"
 	assert_output true
+	# route get runs the attached program, which takes CAP_SYS_ADMIN to open.
+	run -1 --separate-stderr nocaps xfwd route get "$XF_H2_IP4" iif veth1
+	assert_equal "$output" ""
+	assert_regex "$stderr" '^Error: cannot open the attached program [0-9]+: Operation not permitted \(needs CAP_SYS_ADMIN\)\.$'
+	run -0 xr route get "$XF_H2_IP4" iif veth1
 }
 
 @test "show and stats as another user: empty tables and a warning naming the pins, no crash" {
