@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* jitdump: the JITed machine code of a loaded BPF program, raw.
+/* proginfo: what the kernel says of a loaded BPF program, for the profile
+ * pass of make bench.
  *
- *   jitdump ID FILE
+ *   proginfo ID [ FILE ]
  *
- * Writes program ID's JIT image to FILE, for objdump -b binary to
- * disassemble: this machine's bpftool is built without a disassembler and
- * refuses "dump jited" altogether. Prints one JSON line: id, name, JITed
- * and xlated sizes, and the verifier's processed instruction count. */
+ * Prints one JSON line: id, name, JITed and xlated sizes, the verifier's
+ * processed instruction count (bpftool's JSON leaves it out) and the
+ * run-time statistics (run_time_ns, run_cnt; they grow only while
+ * kernel.bpf_stats_enabled is on). With FILE, writes the JIT image there,
+ * raw, for objdump -b binary: this machine's bpftool is built without a
+ * disassembler and refuses "dump jited" altogether. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +28,8 @@ int main(int argc, char **argv)
 	int fd, err = 1;
 	FILE *f;
 
-	if (argc != 3 || xf_parse_u32(argv[1], &id)) {
-		fprintf(stderr, "Usage: jitdump ID FILE\n");
+	if (argc < 2 || argc > 3 || xf_parse_u32(argv[1], &id)) {
+		fprintf(stderr, "Usage: proginfo ID [ FILE ]\n");
 		return 2;
 	}
 	fd = bpf_prog_get_fd_by_id(id);
@@ -47,13 +50,15 @@ int main(int argc, char **argv)
 	len = sizeof(info);
 	if (bpf_prog_get_info_by_fd(fd, &info, &len))
 		goto fail;
-	f = fopen(argv[2], "w");
-	if (!f || fwrite(img, 1, size, f) != size || fclose(f)) {
+	f = argc == 3 ? fopen(argv[2], "w") : NULL;
+	if (argc == 3 && (!f || fwrite(img, 1, size, f) != size || fclose(f))) {
 		fprintf(stderr, "Error: cannot write \"%s\": %s.\n", argv[2], strerror(errno));
 		goto out;
 	}
-	printf("{\"id\":%u,\"name\":\"%s\",\"jited\":%u,\"xlated\":%u,\"verified_insns\":%u}\n",
-	       info.id, info.name, size, info.xlated_prog_len, info.verified_insns);
+	printf("{\"id\":%u,\"name\":\"%s\",\"type\":%u,\"jited\":%u,\"xlated\":%u,"
+	       "\"verified_insns\":%u,\"run_time_ns\":%llu,\"run_cnt\":%llu}\n",
+	       info.id, info.name, info.type, size, info.xlated_prog_len, info.verified_insns,
+	       (unsigned long long)info.run_time_ns, (unsigned long long)info.run_cnt);
 	err = 0;
 	goto out;
 fail:
