@@ -18,7 +18,11 @@ import sys
 
 UNITS = {"route_tcp": ("Gbit/s", 1e-9), "route_rtt_median_us": ("us", 1),
          "route_rtt_p99_us": ("us", 1), "chain_step": ("ns", 1),
-         "chain_per_member_ns": ("ns", 1), "stats_cost_us": ("ms", 1e-3)}
+         "chain_per_member_ns": ("ns", 1), "stats_cost_us": ("ms", 1e-3),
+         "route_pps_inet_per_cpu": ("M per gen CPU-s", 1e-6),
+         "route_pps_inet6_per_cpu": ("M per gen CPU-s", 1e-6),
+         "route_local_pps_per_cpu": ("M per gen CPU-s", 1e-6),
+         "redirect_pps_per_cpu": ("M per gen CPU-s", 1e-6)}
 
 CHAIN_KINDS = ["tail", "inlined", "inlined-nocnt", "hash"]
 CHAIN_FIT = [2, 4, 8, 16]
@@ -43,7 +47,9 @@ def load(raw_path):
             continue
         r = json.loads(line)
         if "machine" in r:
-            meta = r
+            meta.update(r)
+        elif "elapsed_s" in r:
+            meta.update(r)
         elif r.get("noise") == "calib":
             calib.append(r)
         elif "noise" in r:
@@ -55,7 +61,10 @@ def load(raw_path):
     return meas, noise, calib, prof, meta
 
 
-def group(meas):
+PER_CPU = ["route_pps_inet", "route_pps_inet6", "route_local_pps", "redirect_pps"]
+
+
+def group(meas, noise):
     suites = {}
     for r in meas:
         s = suites.setdefault(r["suite"], {"configs": [], "rounds": {}})
@@ -76,6 +85,22 @@ def group(meas):
                     d["configs"].append(k)
                 d["rounds"].setdefault(rnd, {})[k] = slope(CHAIN_FIT, ys)
         suites["chain_per_member_ns"] = d
+    # Packets per CPU-second of the generator: the path of a packet runs in
+    # the generator's send call, so this rate moves much less than pps
+    # when other jobs take the CPU from the generator.
+    share = {(n["suite"], n["config"], n["round"]): n["gen_cpu"] for n in noise
+             if n.get("noise") == "sample" and n.get("gen_cpu")}
+    for name in PER_CPU:
+        s = suites.get(name)
+        if not s:
+            continue
+        d = {"configs": list(s["configs"]), "rounds": {}}
+        for rnd, vals in s["rounds"].items():
+            for c, v in vals.items():
+                g = share.get((name, c, rnd))
+                if g:
+                    d["rounds"].setdefault(rnd, {})[c] = v / g
+        suites[name + "_per_cpu"] = d
     return suites
 
 
@@ -155,6 +180,12 @@ def targets(suites, prof):
             t.update(value=median(v), ratio=median(v) / bound,
                      status="met" if median(v) < bound else "missed",
                      text=f"< {bound / 1000:.0f} ms")
+        pc = suites.get(suite + "_per_cpu")
+        if kind == "ge" and pc:
+            r = ratio_rounds(pc, a, b)
+            if r:
+                t["per_cpu_ratio"] = median(r)
+                t["per_cpu_min"], t["per_cpu_max"] = min(r), max(r)
         t["profile"] = profile_note(t, prof)
         out.append(t)
     return out
@@ -251,9 +282,13 @@ def profile_md(prof, meta):
             nsr = g["run_ns"] / g["runs"] if g.get("runs") else 0
             rpp = None if tcp else runs_per_pkt(p, g)
             share = (nsr * rpp / cpu_budget(p)) if rpp and cpu_budget(p) else None
+            if tcp and p.get("seconds") and g.get("runs"):
+                rate = g["runs"] / p["seconds"]
+                rpp_s = f"{rate / 1e3:.0f}k runs/s, {p['value'] / 8 / rate:.0f} B/run"
+            else:
+                rpp_s = "-" if rpp is None else f"{rpp:.2f}"
             md.append(f"| {p['suite']} | {p['config']} | {deliv} | {bud} | {gen} | "
-                      f"{g['name']} (id {g['id']}) | {nsr:.1f} | "
-                      f"{'-' if rpp is None else f'{rpp:.2f}'} | "
+                      f"{g['name']} (id {g['id']}) | {nsr:.1f} | {rpp_s} | "
                       f"{'-' if share is None else f'{share * 100:.0f}%'} | "
                       f"{g.get('verified_insns', '-')} | {g.get('xlated', '-')} | "
                       f"{g.get('jited', '-')} |")
@@ -262,7 +297,7 @@ def profile_md(prof, meta):
 
 def main(raw_path, out_dir):
     meas, noise, calib, prof, meta = load(raw_path)
-    suites = group(meas)
+    suites = group(meas, noise)
     mach = meta.get("machine", {})
     result = {"date": meta.get("date"), "mode": meta.get("mode"), "machine": mach,
               "calibration": calib, "suites": {}}
@@ -274,16 +309,24 @@ def main(raw_path, out_dir):
           "round, median and spread (min-max) over the rounds. Reference: the first "
           "configuration of each suite. Noise: the generator's CPU share and the "
           "whole machine's busy share during each measurement (median, min-max); "
-          "other jobs share this 2-vCPU machine.", ""]
+          "other jobs share this 2-vCPU machine. Suites *_per_cpu divide each "
+          "delivered rate by the generator's CPU share in that measurement: "
+          "packets per CPU-second of the generator, in whose send call the whole "
+          "path runs; they show what the other jobs' load did to the pps figures. "
+          "Targets are judged on the pps figures, as the issue sets them.", ""]
     cal = [f"{c['when']} {c['ns_per_iter']:.2f} ns/step "
            f"(wall {c['wall_s']:.2f} s for {c['cpu_s']:.2f} s CPU, load {c['loadavg']})"
            for c in calib]
     md += ["Calibration loop (fixed 2e8-step CPU loop): " + "; ".join(cal), ""]
+    if meta.get("elapsed_s"):
+        md += [f"The run took {meta['elapsed_s']} s.", ""]
+        result["elapsed_s"] = meta["elapsed_s"]
     for name, s in suites.items():
         ref = s["configs"][0]
         unit, scale = UNITS.get(name, ("Mpps", 1e-6))
         n = noise_of(noise, {"route_rtt_median_us": "route_rtt", "route_rtt_p99_us": "route_rtt",
-                             "chain_per_member_ns": "chain_step"}.get(name, name))
+                             "chain_per_member_ns": "chain_step"}.get(
+                                 name, name.removesuffix("_per_cpu")))
         md += [f"## {name}", "", f"| config | median {unit} | ratio vs {ref} | spread |",
                "| --- | --- | --- | --- |"]
         out = {}
@@ -303,16 +346,19 @@ def main(raw_path, out_dir):
     result["targets"] = tg
     md += ["## Targets", "", "Each a ratio of the same run (median of per-round ratios, "
            "min-max); profile figures from profile.md.", "",
-           "| target | bound | ratio | spread | status | profile |",
-           "| --- | --- | --- | --- | --- | --- |"]
+           "| target | bound | ratio | spread | status | same ratio per generator CPU-second "
+           "| profile |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
     for t in tg:
         r = "-" if t.get("ratio") is None else f"{t['ratio']:.2f}"
         sp = (f"{t['ratio_min']:.2f}-{t['ratio_max']:.2f}" if "ratio_min" in t
               else (f"{t['value']:.2f} vs {t['versus_value']:.2f} ns"
                     if "versus_value" in t else
                     (f"{t['value'] / 1000:.1f} ms" if "value" in t else "-")))
+        pcr = (f"{t['per_cpu_ratio']:.2f} ({t['per_cpu_min']:.2f}-{t['per_cpu_max']:.2f})"
+               if "per_cpu_ratio" in t else "-")
         md.append(f"| {t['target']} | {t.get('text', '')} | {r} | {sp} | "
-                  f"**{t['status']}** | {t['profile']} |")
+                  f"**{t['status']}** | {pcr} | {t['profile']} |")
     md.append("")
     json.dump(result, open(f"{out_dir}/latest.json", "w"), indent=2)
     open(f"{out_dir}/latest.md", "w").write("\n".join(md) + "\n")
@@ -329,7 +375,7 @@ def chart(result, out_dir):
         for c, v in s["configs"].items():
             if v["ratio"] > 0:
                 data.append(f'"{name}/{c}" {v["ratio"]:.3f} '
-                            f'{max(v["ratio_min"], 0.05):.3f} {v["ratio_max"]:.3f}')
+                            f'{max(v["ratio_min"], 0.01):.3f} {v["ratio_max"]:.3f}')
     m = result.get("machine", {})
     title = (f"xfwd make bench, {result.get('date', '')}: {m.get('cpu', '')}, "
              f"{m.get('vcpus', '')} vCPUs, kernel {m.get('kernel', '')}")
@@ -344,7 +390,8 @@ set boxwidth 0.7
 set ylabel 'ratio to the suite reference, same round (log scale)'
 set xtics rotate by -60 font ',8'
 set logscale y
-set yrange [0.05:*]
+set yrange [0.01:*]
+set rmargin 10
 set grid ytics
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2
 plot '-' using 0:2:xtic(1) with boxes notitle, \\
