@@ -46,6 +46,7 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 UNIT_SRCS := $(wildcard test/unit/*.c)
 TEST_PROGS := $(wildcard test/progs/*.bpf.c)
 BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_PROGS := $(wildcard bench/progs/*.bpf.c)
 
 CMD_OBJS := $(CMD_SRCS:%.c=build/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=build/%.o)
@@ -54,6 +55,7 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=build/%.skel.h)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=build/test/%)
 TEST_PROG_OBJS := $(TEST_PROGS:test/progs/%.bpf.c=build/test/progs/%.bpf.o)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=build/bench/%)
+BENCH_PROG_OBJS := $(BENCH_PROGS:bench/progs/%.bpf.c=build/bench/progs/%.bpf.o)
 MANS := $(wildcard man/man8/*.8.in)
 MAN_OUT := $(MANS:man/man8/%.8.in=build/man/%.8)
 DEPS := $(CMD_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(BPF_OBJS:.o=.d) \
@@ -62,7 +64,7 @@ DEPS := $(CMD_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(BPF_OBJS:.o=.d) \
 .DELETE_ON_ERROR:
 # Generated objects and skeletons are kept: they are what make rebuilds from.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all check check-unit check-bats check-man demo bench install clean distclean help deps
+.PHONY: all check check-unit check-bats check-man demo bench bench-publish install clean distclean help deps
 
 all: build/xfwd $(MAN_OUT)
 
@@ -74,7 +76,7 @@ config.mk: configure scripts/install-deps
 deps:
 	$(Q)scripts/install-deps
 
-build build/cmd build/lib build/test build/test/progs build/bench build/man:
+build build/cmd build/lib build/test build/test/progs build/bench build/bench/progs build/man:
 	$(Q)mkdir -p $@
 
 build/%.bpf.o: bpf/%.bpf.c config.mk | build
@@ -82,6 +84,10 @@ build/%.bpf.o: bpf/%.bpf.c config.mk | build
 
 # XDP programs the chain tests link together (no skeletons: loaded by path).
 build/test/progs/%.bpf.o: test/progs/%.bpf.c config.mk | build/test/progs
+	$(QUIET_CLANG)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+# BPF programs only the benchmarks load (chainstep's hash-map chain).
+build/bench/progs/%.bpf.o: bench/progs/%.bpf.c config.mk | build/bench/progs
 	$(QUIET_CLANG)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 build/%.skel.h: build/%.bpf.o
@@ -124,8 +130,12 @@ check-unit: $(UNIT_BINS)
 demo: all $(BENCH_BINS)
 	$(Q)scripts/demo
 
-bench: all $(BENCH_BINS) $(TEST_PROG_OBJS)
+bench: all $(BENCH_BINS) $(TEST_PROG_OBJS) $(BENCH_PROG_OBJS)
 	$(Q)bench/run $(if $(FULL),--full)
+
+# Copies the last run's table, chart and profile to doc/bench/ (committed).
+bench-publish:
+	$(Q)bench/publish
 
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASH_COMPDIR)
@@ -140,7 +150,7 @@ distclean: clean
 	$(Q)rm -f config.mk config.mk.tmp
 
 help:
-	@echo 'Targets: all check demo bench install clean distclean'
+	@echo 'Targets: all check demo bench bench-publish install clean distclean'
 	@echo 'Options: V=1 (show commands) FULL=1 (bench: every suite)'
 	@echo 'install honours DESTDIR PREFIX SBINDIR MANDIR BASH_COMPDIR'
 

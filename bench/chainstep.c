@@ -1,19 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
-/* chainstep: the cost of one chain step, linked chain against tail calls.
+/* chainstep: the cost of one chain step, linked chain against tail calls
+ * and against a hash-map chain-call lookup.
  *
- *   chainstep [ --progs DIR ] [ --rounds N ]
+ *   chainstep [ --progs DIR ] [ --bench-progs DIR ] [ --rounds N ]
  *
  * Builds, from DIR's pass.bpf.o and tail_step.bpf.o (default: test/progs
- * next to the binary's build directory), chains of 1, 2, 4 and 16 members:
- * linked by xf_chain_load() with counters ("inlined") and without
- * ("inlined-nocnt"), and as tail-call chains ("tail"), plus one pass
- * program alone ("single"). Each runs with BPF_PROG_RUN, repeat 1e6, on a
- * 64-byte packet; the kernel's test.duration (ns per packet) is the figure.
- * Every round runs every configuration, in an order rotated each round.
+ * next to the binary's build directory) and --bench-progs DIR's
+ * hash_step.bpf.o (default: progs next to the binary), chains of 1, 2, 4,
+ * 8 and 16 members: linked by xf_chain_load() with counters ("inlined",
+ * what xfwd chain attaches) and without ("inlined-nocnt"), as tail-call
+ * chains ("tail"), and as chain-call chains in the manner of seed 001
+ * ("hash": a hash map keyed by (program id, return code) names the next
+ * program, then a tail call), plus one pass program alone ("single").
+ * Each runs with BPF_PROG_RUN, repeat 1e6, on a 64-byte packet; the
+ * kernel's test.duration (ns per packet) is the figure. Every round runs
+ * every configuration, in an order rotated each round.
  *
  * stdout: one JSON line per configuration and round, for bench/run:
  *   {"suite":"chain_step","config":"inlined-16","members":16,"round":1,"value":12}
- * stderr: medians, and the cost per added member (slope from 1 to 16). */
+ * and at the end one line of this process's CPU use:
+ *   {"noise":"gen_cpu","suite":"chain_step","cpu_s":1.2,"seconds":1.3}
+ * stderr: medians, and the cost per added member (least-squares slope
+ * over the chains of 2 to 16 members, per round, then the median). */
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -21,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -34,15 +44,17 @@
 #define REPEAT 1000000
 #define MAX_ROUNDS 99
 #define MAX_LEN 16
-#define N_LENS 4
-#define N_KINDS 4
-#define N_CFGS (1 + 3 * N_LENS)
+#define N_LENS 5
+#define N_KINDS 5
+#define N_CFGS (1 + 4 * N_LENS)
 
-static const int lens[N_LENS] = { 1, 2, 4, MAX_LEN };
+static const int lens[N_LENS] = { 1, 2, 4, 8, MAX_LEN };
 
-enum kind { K_SINGLE, K_INLINED, K_NOCNT, K_TAIL };
+enum kind { K_SINGLE, K_INLINED, K_NOCNT, K_TAIL, K_HASH };
 
-static const char *const kind_names[N_KINDS] = { "single", "inlined", "inlined-nocnt", "tail" };
+static const char *const kind_names[N_KINDS] = {
+	"single", "inlined", "inlined-nocnt", "tail", "hash"
+};
 
 struct cfg {
 	enum kind kind;
@@ -55,20 +67,22 @@ struct cfg {
 
 struct bench {
 	char dir[PATH_MAX];
+	char bdir[PATH_MAX];
 	unsigned int rounds;
 	struct bpf_object *pass[MAX_LEN];
-	/* Tail-call chains: every step is an object of its own. */
+	/* Tail-call and hash chains: every step is an object of its own. */
 	struct bpf_object *tail[N_LENS][MAX_LEN];
+	struct bpf_object *hash[N_LENS][MAX_LEN];
 	struct cfg cfg[N_CFGS];
 	int ncfg;
 };
 
-static struct bpf_object *open_obj(const struct bench *b, const char *file)
+static struct bpf_object *open_obj(const char *dir, const char *file)
 {
 	struct bpf_object *obj;
 	char path[PATH_MAX + 32];
 
-	snprintf(path, sizeof(path), "%s/%s", b->dir, file);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj)
 		fprintf(stderr, "Error: cannot open %s: %s.\n", path, strerror(errno));
@@ -126,7 +140,7 @@ static int tail_chain(struct bench *b, int li, int n)
 	__u32 key;
 
 	for (i = 0; i < n; i++) {
-		o[i] = open_obj(b, "tail_step.bpf.o");
+		o[i] = open_obj(b->dir, "tail_step.bpf.o");
 		if (!o[i])
 			return -ENOENT;
 		err = rodata_set_u32(o[i], "xf_step_idx", i) ?:
@@ -159,6 +173,83 @@ static int tail_chain(struct bench *b, int li, int n)
 		}
 	}
 	return bpf_program__fd(bpf_object__find_program_by_name(o[0], "xf_tail_step"));
+}
+
+/* The kernel's id of program fd, or 0. */
+static __u32 prog_id(int fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_prog_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+/* Write v at the start of obj's .bss (hash_step's xf_hs_id, its only
+ * variable), after load. */
+static int bss_set_u32(struct bpf_object *obj, __u32 v)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, ".bss");
+	unsigned char val[64] = { 0 };
+	__u32 key = 0;
+
+	if (!map || bpf_map__value_size(map) > sizeof(val) ||
+	    bpf_map__value_size(map) < sizeof(v))
+		return -ENOENT;
+	memcpy(val, &v, sizeof(v));
+	return bpf_map_update_elem(bpf_map__fd(map), &key, val, BPF_ANY) ? -errno : 0;
+}
+
+/* A chain-call chain of n steps in b->hash[li], as seed 001 built them:
+ * step i's (program id, XDP_PASS) maps to slot i + 1 of the program
+ * array; the last step has no entry and passes. Returns step 0's fd. */
+static int hash_chain(struct bench *b, int li, int n)
+{
+	struct bpf_object **o = b->hash[li];
+	int i, err, fd[MAX_LEN], next = -1, jmp = -1;
+	struct { __u32 prog_id, ret; } key;
+	__u32 slot;
+
+	for (i = 0; i < n; i++) {
+		o[i] = open_obj(b->bdir, "hash_step.bpf.o");
+		if (!o[i])
+			return -ENOENT;
+		if (jmp >= 0) {
+			err = bpf_map__reuse_fd(bpf_object__find_map_by_name(o[i], "xf_hs_jmp"),
+						jmp) ?:
+			      bpf_map__reuse_fd(bpf_object__find_map_by_name(o[i], "xf_hs_next"),
+						next);
+			if (err) {
+				fprintf(stderr, "Error: cannot share the chain-call maps: %s.\n",
+					strerror(-err));
+				return err;
+			}
+		}
+		err = load_obj(o[i]);
+		if (err)
+			return err;
+		jmp = bpf_object__find_map_fd_by_name(o[i], "xf_hs_jmp");
+		next = bpf_object__find_map_fd_by_name(o[i], "xf_hs_next");
+		fd[i] = bpf_program__fd(bpf_object__find_program_by_name(o[i], "xf_hash_step"));
+		key.prog_id = prog_id(fd[i]);
+		key.ret = XDP_PASS;
+		slot = i;
+		err = key.prog_id ? bss_set_u32(o[i], key.prog_id) : -ENOENT;
+		if (!err && bpf_map_update_elem(jmp, &slot, &fd[i], BPF_ANY))
+			err = -errno;
+		if (!err && i > 0) {
+			/* The previous step's verdict leads here. */
+			key.prog_id = prog_id(fd[i - 1]);
+			if (bpf_map_update_elem(next, &key, &slot, BPF_ANY))
+				err = -errno;
+		}
+		if (err) {
+			fprintf(stderr, "Error: cannot fill the chain-call maps: %s.\n",
+				strerror(-err));
+			return err;
+		}
+	}
+	return fd[0];
 }
 
 /* A chain of n pass members linked by xf_chain_load(); all are inlined. */
@@ -205,7 +296,7 @@ static int setup(struct bench *b)
 	int i, fd, cnt_fd;
 
 	for (i = 0; i < MAX_LEN; i++) {
-		b->pass[i] = open_obj(b, "pass.bpf.o");
+		b->pass[i] = open_obj(b->dir, "pass.bpf.o");
 		if (!b->pass[i] || load_obj(b->pass[i]))
 			return -1;
 	}
@@ -234,6 +325,12 @@ static int setup(struct bench *b)
 		if (fd < 0)
 			return -1;
 		add_cfg(b, K_TAIL, lens[i], fd, -1);
+	}
+	for (i = 0; i < N_LENS; i++) {
+		fd = hash_chain(b, i, lens[i]);
+		if (fd < 0)
+			return -1;
+		add_cfg(b, K_HASH, lens[i], fd, -1);
 	}
 	return 0;
 }
@@ -312,17 +409,40 @@ static const struct cfg *find_cfg(const struct bench *b, enum kind k, int member
 	return NULL;
 }
 
+/* Least-squares slope of round r's ns over the chains of 2 to 16 members
+ * of kind k: the cost of one more member. */
+static double slope(const struct bench *b, enum kind k, unsigned int r)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, x, y;
+	const struct cfg *c;
+	int i, n = 0;
+
+	for (i = 0; i < N_LENS; i++) {
+		c = find_cfg(b, k, lens[i]);
+		if (!c || lens[i] < 2)
+			continue;
+		x = lens[i];
+		y = c->ns[r];
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+		n++;
+	}
+	return n < 2 ? 0 : (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
 static void report(const struct bench *b)
 {
 	double v[MAX_ROUNDS];
-	const struct cfg *c, *c1, *c16;
+	const struct cfg *c;
 	unsigned int r;
 	int k, i;
 
 	fprintf(stderr, "\nchain_step: ns per packet (BPF_PROG_RUN, repeat %d, 64 bytes), "
 		"median of %u rounds\n", REPEAT, b->rounds);
-	fprintf(stderr, "%-14s %6s %6s %6s %6s   %s\n", "config", "1", "2", "4", "16",
-		"per added member, 1->16 (min-max)");
+	fprintf(stderr, "%-14s %6s %6s %6s %6s %6s   %s\n", "config", "1", "2", "4", "8",
+		"16", "per added member, fit 2..16 (min-max)");
 	for (k = 0; k < N_KINDS; k++) {
 		fprintf(stderr, "%-14s", kind_names[k]);
 		for (i = 0; i < N_LENS; i++) {
@@ -333,23 +453,21 @@ static void report(const struct bench *b)
 				v[r] = c->ns[r];
 			fprintf(stderr, " %6.1f", median(v, b->rounds));
 		}
-		c1 = find_cfg(b, k, 1);
-		c16 = find_cfg(b, k, MAX_LEN);
-		if (c1 && c16) {
+		if (k != K_SINGLE) {
 			for (r = 0; r < b->rounds; r++)
-				v[r] = ((double)c16->ns[r] - c1->ns[r]) / (MAX_LEN - 1);
+				v[r] = slope(b, k, r);
 			fprintf(stderr, "   %+.2f", median(v, b->rounds));
 			fprintf(stderr, " (%+.2f to %+.2f)", v[0], v[b->rounds - 1]);
 		}
 		fprintf(stderr, "\n");
 	}
-	fprintf(stderr, "The kernel reports whole ns per packet; the slope's unit is 1/15 ns.\n");
+	fprintf(stderr, "The kernel reports whole ns per packet; a slope below 1 ns is noise-sized.\n");
 }
 
 /* DIR defaults to ../test/progs from the binary's directory (build/bench). */
 static int default_dir(struct bench *b)
 {
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], *dir;
 	ssize_t n;
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -358,7 +476,11 @@ static int default_dir(struct bench *b)
 		return -1;
 	}
 	exe[n] = '\0';
-	snprintf(b->dir, sizeof(b->dir), "%s/../test/progs", dirname(exe));
+	dir = dirname(exe);
+	if (!b->dir[0])
+		snprintf(b->dir, sizeof(b->dir), "%s/../test/progs", dir);
+	if (!b->bdir[0])
+		snprintf(b->bdir, sizeof(b->bdir), "%s/progs", dir);
 	return 0;
 }
 
@@ -366,6 +488,7 @@ static int parse(struct bench *b, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "progs", required_argument, NULL, 'p' },
+		{ "bench-progs", required_argument, NULL, 'b' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -375,10 +498,14 @@ static int parse(struct bench *b, int argc, char **argv)
 
 	b->rounds = 7;
 	b->dir[0] = '\0';
+	b->bdir[0] = '\0';
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
 		case 'p':
 			snprintf(b->dir, sizeof(b->dir), "%s", optarg);
+			break;
+		case 'b':
+			snprintf(b->bdir, sizeof(b->bdir), "%s", optarg);
 			break;
 		case 'r':
 			if (xf_parse_u32(optarg, &v) || v < 1 || v > MAX_ROUNDS) {
@@ -389,7 +516,8 @@ static int parse(struct bench *b, int argc, char **argv)
 			b->rounds = v;
 			break;
 		default:
-			fprintf(stderr, "Usage: chainstep [ --progs DIR ] [ --rounds N ]\n");
+			fprintf(stderr, "Usage: chainstep [ --progs DIR ] [ --bench-progs DIR ] "
+				"[ --rounds N ]\n");
 			return -1;
 		}
 	}
@@ -397,7 +525,7 @@ static int parse(struct bench *b, int argc, char **argv)
 		fprintf(stderr, "Error: unexpected \"%s\".\n", argv[optind]);
 		return -1;
 	}
-	return b->dir[0] ? 0 : default_dir(b);
+	return b->dir[0] && b->bdir[0] ? 0 : default_dir(b);
 }
 
 static void cleanup(struct bench *b)
@@ -413,17 +541,37 @@ static void cleanup(struct bench *b)
 			close(b->cfg[i].cnt_fd);
 	}
 	for (i = 0; i < N_LENS; i++)
-		for (j = 0; j < MAX_LEN; j++)
+		for (j = 0; j < MAX_LEN; j++) {
 			bpf_object__close(b->tail[i][j]);
+			bpf_object__close(b->hash[i][j]);
+		}
 	for (i = 0; i < MAX_LEN; i++)
 		bpf_object__close(b->pass[i]);
 	free(b);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 int main(int argc, char **argv)
 {
 	struct bench *b = calloc(1, sizeof(*b));
 	unsigned int r, warm;
+	double t0, c0;
 	struct cfg *c;
 	int i, err = 0;
 
@@ -441,6 +589,8 @@ int main(int argc, char **argv)
 	/* One untimed run each first: the first round ran slow without it. */
 	for (i = 0; i < b->ncfg && !err; i++)
 		err = run(&b->cfg[i], &warm);
+	t0 = mono_s();
+	c0 = cpu_s();
 	for (r = 0; r < b->rounds && !err; r++) {
 		/* Rotate the order each round, so drift spreads over all. */
 		for (i = 0; i < b->ncfg && !err; i++) {
@@ -453,6 +603,9 @@ int main(int argc, char **argv)
 			       b->cfg[i].members, r + 1, b->cfg[i].ns[r]);
 		fflush(stdout);
 	}
+	if (!err)
+		printf("{\"noise\":\"gen_cpu\",\"suite\":\"chain_step\",\"cpu_s\":%.3f,"
+		       "\"seconds\":%.3f}\n", cpu_s() - c0, mono_s() - t0);
 	if (!err)
 		err = check_counters(b);
 	if (!err)

@@ -3,20 +3,24 @@
  *
  *   xfgen send dev IFNAME dmac MAC src ADDR dst ADDR [ size N ]
  *              [ count N ] [ duration SECONDS ] [ rate PPS ]
- *   xfgen sink dev IFNAME duration SECONDS
+ *   xfgen sink dev IFNAME duration SECONDS [ hook { xdp | tc } ]
  *
  * send transmits UDP frames of size bytes (without FCS) out of IFNAME
  * with BPF_PROG_RUN and BPF_F_TEST_XDP_LIVE_FRAMES (an XDP_TX per frame),
  * the technique of xdp-trafficgen; there is no pktgen on this kernel. It
  * stops at count frames or after duration seconds, whichever is first.
- * sink attaches an XDP program that counts and drops, for duration
- * seconds. Each prints one JSON line: what it sent or received. */
+ * sink attaches a program that counts and drops, on XDP (the default) or
+ * tc ingress, for duration seconds or until SIGTERM or SIGINT. Each prints one JSON line: what it
+ * sent or received; send adds its own CPU time (user + system), so the
+ * benchmark can record what share of a CPU the generator took. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,7 +41,18 @@ struct gen_opts {
 	struct xf_addr src, dst;
 	uint32_t size, rate, duration;
 	uint64_t count;
+	bool tc;		/* sink on tc ingress, not XDP */
 };
+
+/* Set by SIGTERM/SIGINT: the sink stops early and reports. A signal
+ * handler can only reach file-static state. */
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static double now(void)
 {
@@ -45,6 +60,16 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds this process used so far, user and system. */
+static double cpu_now(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 /* The whole frame: Ethernet, IP, UDP with a correct checksum, zeros. */
@@ -103,7 +128,7 @@ static int send_frames(const struct gen_opts *o)
 		    .ctx_size_in = sizeof(ctx));
 	struct gen_bpf *skel;
 	uint64_t sent = 0, chunk;
-	double t0, t1, tick;
+	double t0, t1, tick, c0;
 	int ifindex, fd, err;
 	char path[64];
 	FILE *f;
@@ -134,6 +159,7 @@ static int send_frames(const struct gen_opts *o)
 	memcpy(skel->data_tmpl->xf_gen_tmpl, frame, XF_GEN_HDR);
 	skel->data_tmpl->xf_gen_hdr_len = XF_GEN_HDR;
 	bpf_program__set_autoload(skel->progs.xf_gen_sink, false);
+	bpf_program__set_autoload(skel->progs.xf_gen_sink_tc, false);
 	err = gen_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "Error: cannot load the generator: %s.\n", strerror(-err));
@@ -148,6 +174,7 @@ static int send_frames(const struct gen_opts *o)
 	 * of the rate when one is set. */
 	chunk = o->rate ? (o->rate / 10 ?: 1) : 200000;
 	t0 = now();
+	c0 = cpu_now();
 	tick = t0;
 	while (sent < o->count && now() - t0 < o->duration) {
 		t.repeat = o->count - sent < chunk ? o->count - sent : chunk;
@@ -164,8 +191,8 @@ static int send_frames(const struct gen_opts *o)
 		}
 	}
 	t1 = now();
-	printf("{\"sent\":%llu,\"seconds\":%.3f,\"pps\":%.0f,\"size\":%u}\n",
-	       (unsigned long long)sent, t1 - t0, sent / (t1 - t0), o->size);
+	printf("{\"sent\":%llu,\"seconds\":%.3f,\"pps\":%.0f,\"size\":%u,\"cpu_s\":%.3f}\n",
+	       (unsigned long long)sent, t1 - t0, sent / (t1 - t0), o->size, cpu_now() - c0);
 	gen_bpf__destroy(skel);
 	return err ? 1 : 0;
 }
@@ -173,10 +200,10 @@ static int send_frames(const struct gen_opts *o)
 static int sink(const struct gen_opts *o)
 {
 	struct gen_bpf *skel;
-	struct bpf_link *link;
+	struct bpf_link *link = NULL;
 	uint64_t sum[2] = { 0 };
 	uint32_t key = 0;
-	int ifindex, err = 0;
+	int ifindex, lfd = -1, err = 0;
 	double t0;
 
 	ifindex = if_nametoindex(o->dev);
@@ -188,27 +215,37 @@ static int sink(const struct gen_opts *o)
 	if (!skel)
 		return 1;
 	bpf_program__set_autoload(skel->progs.xf_gen_tx, false);
+	bpf_program__set_autoload(o->tc ? skel->progs.xf_gen_sink : skel->progs.xf_gen_sink_tc,
+				  false);
 	if (gen_bpf__load(skel)) {
 		gen_bpf__destroy(skel);
 		return 1;
 	}
-	link = bpf_program__attach_xdp(skel->progs.xf_gen_sink, ifindex);
-	if (!link) {
+	if (o->tc)
+		lfd = bpf_link_create(bpf_program__fd(skel->progs.xf_gen_sink_tc), ifindex,
+				      BPF_TCX_INGRESS, NULL);
+	else
+		link = bpf_program__attach_xdp(skel->progs.xf_gen_sink, ifindex);
+	if (!link && lfd < 0) {
 		fprintf(stderr, "Error: cannot attach the sink to %s: %s.\n", o->dev,
 			strerror(errno));
 		gen_bpf__destroy(skel);
 		return 1;
 	}
+	signal(SIGTERM, on_stop);
+	signal(SIGINT, on_stop);
 	/* Ready: the caller waits for this line before it starts sending. */
 	printf("{\"ready\":true}\n");
 	fflush(stdout);
 	t0 = now();
-	while (now() - t0 < o->duration)
+	while (now() - t0 < o->duration && !stop)
 		usleep(10000);
 	err = xf_percpu_sum(bpf_map__fd(skel->maps.xf_gen_count), &key, sum, 2);
 	printf("{\"received\":%llu,\"bytes\":%llu}\n", (unsigned long long)sum[0],
 	       (unsigned long long)sum[1]);
 	bpf_link__destroy(link);
+	if (lfd >= 0)
+		close(lfd);
 	gen_bpf__destroy(skel);
 	return err ? 1 : 0;
 }
@@ -222,7 +259,7 @@ static int parse_mac(const char *s, uint8_t *m)
 int main(int argc, char **argv)
 {
 	struct gen_opts o = { .size = 64, .count = UINT64_MAX, .duration = 5 };
-	const char *mac = NULL;
+	const char *mac = NULL, *hook = NULL;
 	struct xf_args a;
 	bool is_sink;
 	uint32_t v;
@@ -251,11 +288,17 @@ int main(int argc, char **argv)
 			err = arg_u32_range(&a, "duration", 1, 600, &o.duration);
 		else if (arg_kw(&a, "rate"))
 			err = arg_u32(&a, "rate", &o.rate);
+		else if (arg_kw(&a, "hook") && !(err = arg_str(&a, "hook", &hook)))
+			o.tc = !strcmp(hook, "tc");
 		else if (!err)
 			err = arg_unexpected(&a);
 	}
 	if (err)
 		return 2;
+	if (hook && strcmp(hook, "xdp") && strcmp(hook, "tc")) {
+		fprintf(stderr, "Error: invalid value \"%s\" for hook (xdp or tc).\n", hook);
+		return 2;
+	}
 	if (!o.dev) {
 		fprintf(stderr, "Error: missing dev IFNAME.\n");
 		return 2;

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/* proginfo: what the kernel says of a loaded BPF program, for the profile
+ * pass of make bench.
+ *
+ *   proginfo ID [ FILE ]
+ *
+ * Prints one JSON line: id, name, JITed and xlated sizes, the verifier's
+ * processed instruction count (bpftool's JSON leaves it out) and the
+ * run-time statistics (run_time_ns, run_cnt; they grow only while
+ * kernel.bpf_stats_enabled is on). With FILE, writes the JIT image there,
+ * raw, for objdump -b binary: this machine's bpftool is built without a
+ * disassembler and refuses "dump jited" altogether. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "arg.h"
+
+int main(int argc, char **argv)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info), id, size;
+	unsigned char *img = NULL;
+	int fd, err = 1;
+	FILE *f;
+
+	if (argc < 2 || argc > 3 || xf_parse_u32(argv[1], &id)) {
+		fprintf(stderr, "Usage: proginfo ID [ FILE ]\n");
+		return 2;
+	}
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0) {
+		fprintf(stderr, "Error: no program of id \"%s\": %s.\n", argv[1], strerror(errno));
+		return 1;
+	}
+	memset(&info, 0, sizeof(info));
+	if (bpf_prog_get_info_by_fd(fd, &info, &len))
+		goto fail;
+	size = info.jited_prog_len;
+	img = calloc(1, size ?: 1);
+	if (!img)
+		goto fail;
+	memset(&info, 0, sizeof(info));
+	info.jited_prog_len = size;
+	info.jited_prog_insns = (__u64)(unsigned long)img;
+	len = sizeof(info);
+	if (bpf_prog_get_info_by_fd(fd, &info, &len))
+		goto fail;
+	f = argc == 3 ? fopen(argv[2], "w") : NULL;
+	if (argc == 3 && (!f || fwrite(img, 1, size, f) != size || fclose(f))) {
+		fprintf(stderr, "Error: cannot write \"%s\": %s.\n", argv[2], strerror(errno));
+		goto out;
+	}
+	printf("{\"id\":%u,\"name\":\"%s\",\"type\":%u,\"jited\":%u,\"xlated\":%u,"
+	       "\"verified_insns\":%u,\"run_time_ns\":%llu,\"run_cnt\":%llu}\n",
+	       info.id, info.name, info.type, size, info.xlated_prog_len, info.verified_insns,
+	       (unsigned long long)info.run_time_ns, (unsigned long long)info.run_cnt);
+	err = 0;
+	goto out;
+fail:
+	fprintf(stderr, "Error: program %u: %s.\n", id, strerror(errno));
+out:
+	free(img);
+	close(fd);
+	return err;
+}
