@@ -21,6 +21,9 @@ struct xfwd {
 	bool human;		/* -h */
 	bool verbose;		/* -d: libbpf's own messages */
 	int lock_fd;		/* -1 when not held */
+	const char *lock_log;	/* XFWD_LOCK_LOG: test-only, see xfwd(8) */
+	int argc;		/* the command being run, for lock_log */
+	char **argv;
 };
 
 /* A verb: its name, handler and the grammar printed by help. */

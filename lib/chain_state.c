@@ -327,13 +327,22 @@ static int chain_commit(struct chain_if *c, struct xf_chain_desc *d)
 			unlink(p);
 		}
 	} else {
-		/* The swap: one program for another, atomically, under traffic. */
-		err = bpf_link_update(c->link_fd, prog_fd, &uo) ? -errno : 0;
-		if (err)
+		/* The description first, then the swap: one program for
+		 * another, atomically, under traffic. A swap that fails puts
+		 * the old description back, so both always agree. */
+		err = 0;
+		if (bpf_map_update_elem(desc_fd, &key, d, BPF_ANY)) {
+			err = -errno;
+			fprintf(stderr, "Error: cannot record the chain of %s: %s.\n", c->l.name,
+				strerror(-err));
+		} else if (bpf_link_update(c->link_fd, prog_fd, &uo)) {
+			err = -errno;
 			fprintf(stderr, "Error: cannot swap the chain on %s: %s.\n", c->l.name,
 				strerror(-err));
-		else if (bpf_map_update_elem(desc_fd, &key, d, BPF_ANY))
-			err = -errno;
+			if (bpf_map_update_elem(desc_fd, &key, &c->d, BPF_ANY))
+				fprintf(stderr, "Error: cannot restore the chain's description on "
+					"%s: %s.\n", c->l.name, strerror(errno));
+		}
 	}
 	close(prog_fd);
 	if (link_fd >= 0)
@@ -603,6 +612,8 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		unlink(dst);
 		if (!had_maps)
 			xf_pin_rmtree(dir);
+		/* A new chain's directory, when nothing else is in it. */
+		xf_dir_prune(c.pin, XF_PIN_ROOT);
 		if (!dm.maps[0]) {
 			/* dir itself may be gone: from maps/ up (xf_dir_prune
 			 * stops at the first rmdir that fails). */
@@ -872,6 +883,9 @@ int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_built
 	char tmp[64];
 	int fd, err;
 
+	err = xf_link_find(nl, dev, &l);
+	if (err)
+		return err;
 	/* The object goes through a file like any member's, so a rebuild by
 	 * any later xfwd finds its copy under XF_CHAIN_RUN_DIR. */
 	snprintf(tmp, sizeof(tmp), "%s/.%s-%d.o", XF_CHAIN_RUN_DIR, b->name, (int)getpid());
@@ -891,6 +905,11 @@ int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_built
 	unlink(tmp);
 	if (err)
 		return err;
-	err = xf_link_get(nl, dev, 0, &l);
-	return err ?: xf_chain_link_fd(l.ifindex);
+	fd = xf_chain_link_fd(l.ifindex);
+	if (fd < 0) {
+		fprintf(stderr, "Error: cannot open the chain link of %s: %s.\n", dev,
+			strerror(-fd));
+		xf_chain_del(nl, dev, b->name);
+	}
+	return fd;
 }
