@@ -261,7 +261,7 @@ static int rd_count_cb(struct rd_inst *in __attribute__((unused)), struct rd_wal
 }
 
 /* How the scope (device, direction) is attached now. */
-enum rd_attach { RD_NONE, RD_TCX, RD_CLS, RD_XDP };
+enum rd_attach { RD_ERR = -1, RD_NONE, RD_TCX, RD_CLS, RD_XDP };
 
 static void rd_link_path(int ifindex, int dir, bool xdp, char *buf, size_t len)
 {
@@ -282,6 +282,8 @@ static enum rd_attach rd_attached(struct xf_nl *nl, int ifindex, int dir)
 	if (dir == XF_RD_DIR_INGRESS && !access(path, F_OK))
 		return RD_XDP;
 	n = xf_tc_filters(nl, ifindex, dir == XF_RD_DIR_INGRESS, tf, 8);
+	if (n < 0)
+		return RD_ERR;
 	for (i = 0; i < n && i < 8; i++)
 		if (!strncmp(tf[i].name, "xf_rd_", 6))
 			return RD_CLS;
@@ -434,17 +436,28 @@ static int rd_detach(struct xf_nl *nl, int ifindex, int dir, enum rd_attach how)
 	int err;
 
 	if (how == RD_CLS) {
+		bool ing = dir == XF_RD_DIR_INGRESS;
 		struct xf_tc_filter tf[1];
+		int here, other;
 
-		err = xf_tc_bpf_del(nl, ifindex, dir == XF_RD_DIR_INGRESS);
-		if (err)
-			return err;
-		rd_clsact_mark(ifindex, path, sizeof(path));
 		/* The qdisc xfwd made goes with the last filter on it, not
-		 * while the other direction (ours or anyone's) has one. */
-		if (!xf_tc_filters(nl, ifindex, true, tf, 1) &&
-		    !xf_tc_filters(nl, ifindex, false, tf, 1) && !unlink(path))
-			xf_tc_clsact_del(nl, ifindex);
+		 * while the other direction (ours or anyone's) has one; then
+		 * deleting the qdisc takes our filter with it, in one step. */
+		here = xf_tc_filters(nl, ifindex, ing, tf, 1);
+		other = xf_tc_filters(nl, ifindex, !ing, tf, 1);
+		if (here < 0 || other < 0)
+			return here < 0 ? here : other;
+		rd_clsact_mark(ifindex, path, sizeof(path));
+		if (here <= 1 && !other && !access(path, F_OK)) {
+			err = xf_tc_clsact_del(nl, ifindex);
+			if (err)
+				return err;
+			unlink(path);
+		} else {
+			err = xf_tc_bpf_del(nl, ifindex, ing);
+			if (err)
+				return err;
+		}
 		*strrchr(path, '/') = '\0';
 		xf_dir_prune(path, XF_CHAIN_RUN_DIR);
 		if (!xf_pin_path(path, sizeof(path), ifindex, NULL))
@@ -566,6 +579,10 @@ int xf_redirect_add(struct xf_nl *nl, const char *dev, const struct xf_redirect_
 	if (err)
 		return err;
 	now = rd_attached(nl, l.ifindex, r->dir);
+	if (now == RD_ERR) {
+		fprintf(stderr, "Error: cannot read the tc filters of %s.\n", dev);
+		return -EIO;
+	}
 	if (now != RD_NONE && (now == RD_XDP) != (r->hook == XF_RDH_XDP)) {
 		fprintf(stderr, "Error: %s %s has rules on hook %s; delete them to change "
 			"hook.\n", dev, r->dir ? "egress" : "ingress", now == RD_XDP ? "xdp" : "tc");
@@ -698,11 +715,15 @@ static int rd_tidy(struct xf_nl *nl, struct rd_inst *in, const char *dev, int if
 		if (err >= 0)
 			err = 0;
 		how[d] = rd_attached(nl, ifindex, d);
-		gone[d] = !c->n && how[d] != RD_NONE;
+		if (how[d] == RD_ERR)
+			err = -EIO;
+		gone[d] = !c->n && how[d] > RD_NONE;
 	}
 	total = err ? 0 : rd_each(in, NULL, NULL);
 	if (total < 0)
 		err = total;
+	if (err)
+		fprintf(stderr, "Error: cannot read the redirect rules: %s.\n", strerror(-err));
 	for (d = XF_RD_DIR_INGRESS; d <= XF_RD_DIR_EGRESS && !err; d++) {
 		if (!gone[d])
 			continue;
@@ -868,7 +889,7 @@ static int rd_list_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
 		ri->dev[0] = '\0';
 	how = rd_attached(ls->nl, ifindex, dir);
 	ri->attach = how == RD_TCX ? "tcx" : how == RD_CLS ? "cls_bpf" :
-		     how == RD_XDP ? "xdp" : "none";
+		     how == RD_XDP ? "xdp" : how == RD_ERR ? "unknown" : "none";
 	ri->has_match = rd_key_match(&w->key, &ri->match);
 	ri->mode = w->rule.mode;
 	ri->target_ifindex = w->rule.target;

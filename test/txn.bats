@@ -72,11 +72,12 @@ teardown() {
 	xt chain add dev veth1 obj "$PROGS/pass.bpf.o" name b
 	xt chain add dev veth1 obj "$PROGS/count.bpf.o" name c
 	fault_loop "chain order dev veth1 a b c" -- chain order dev veth1 c a b
-	# c a b now: c skips a.
-	fault_loop "chain set dev veth1 name c on pass next" -- \
-		chain set dev veth1 name c on pass goto b
+	# c a b now.
 	fault_loop "chain add dev veth1 obj $PROGS/pass.bpf.o name b after a" -- \
 		chain del dev veth1 name b
+	# c a now: c skips a.
+	fault_loop "chain set dev veth1 name c on pass next" -- \
+		chain set dev veth1 name c on pass goto a
 }
 
 @test "redirect add and del, tcx: every step rolls back" {
