@@ -7,6 +7,7 @@
  * with bpftool). Member objects are copied to XF_CHAIN_RUN_DIR. Every
  * change builds and verifies a whole new program before anything is
  * swapped or written. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -516,6 +517,44 @@ static int free_slot(const struct xf_chain_desc *d)
 	return -1;
 }
 
+/* Remove copies of objects that are no member of c's chain: left by a
+ * command killed between writing the copy and swapping the chain in. */
+static void chain_tidy_copies(const struct chain_if *c)
+{
+	char name[sizeof(c->d.m[0].name) + 8], p[PATH_LEN + 300];
+	struct dirent *e;
+	size_t n;
+	DIR *dir;
+
+	dir = opendir(c->run);
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		n = strlen(e->d_name);
+		if (e->d_type != DT_REG || n < 3 || strcmp(e->d_name + n - 2, ".o"))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(n - 2), e->d_name);
+		if (find_member(&c->d, name) >= 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", c->run, e->d_name);
+		unlink(p);
+	}
+	closedir(dir);
+	xf_dir_prune(c->run, XF_CHAIN_RUN_DIR);
+}
+
+int xf_chain_tidy(struct xf_nl *nl, const char *dev)
+{
+	struct chain_if c;
+	int err;
+
+	err = chain_if_open(nl, dev, false, &c);
+	if (!err)
+		chain_tidy_copies(&c);
+	chain_if_close(&c);
+	return err;
+}
+
 int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a)
 {
 	struct xf_chain_desc_member dm = { 0 };
@@ -530,6 +569,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 	err = chain_if_open(nl, dev, true, &c);
 	if (err)
 		return err;
+	chain_tidy_copies(&c);
 	d = c.d;
 	obj = bpf_object__open_file(a->obj, NULL);
 	if (!obj) {
@@ -879,6 +919,7 @@ int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_built
 		.prog = b->prog, .name = b->name, .has_prio = true, .prio = b->prio,
 		.maps = b->maps, .xdp_flags = b->xdp_flags,
 	};
+	struct chain_if c;
 	struct xf_link l;
 	char tmp[64];
 	int fd, err;
@@ -886,6 +927,15 @@ int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_built
 	err = xf_link_find(nl, dev, &l);
 	if (err)
 		return err;
+	/* The member already there was left by a command killed before it
+	 * pinned its own link (the caller found none): it is reused. */
+	err = chain_if_open(nl, dev, false, &c);
+	if (err)
+		return err;
+	fd = find_member(&c.d, b->name) >= 0 ? fcntl(c.link_fd, F_DUPFD_CLOEXEC, 3) : -ENOENT;
+	chain_if_close(&c);
+	if (fd >= 0)
+		return fd;
 	/* The object goes through a file like any member's, so a rebuild by
 	 * any later xfwd finds its copy under XF_CHAIN_RUN_DIR. */
 	snprintf(tmp, sizeof(tmp), "%s/.%s-%d.o", XF_CHAIN_RUN_DIR, b->name, (int)getpid());

@@ -392,7 +392,9 @@ static int rt_attach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d,
 	rt_family_flags(&cfg.flags);
 	memcpy(cfg.mac, d->l.addr, sizeof(cfg.mac));
 	rt_clear_slot(in, cfg.slot);
-	if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &cfg, BPF_NOEXIST))
+	/* rt_resolve() found no link pin: an entry already there is the
+	 * remains of a killed command, and is replaced. */
+	if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &cfg, BPF_ANY))
 		goto fail;
 	d->cfg_done = true;
 	/* Only members that can take XDP frames go in the device map: the
@@ -638,6 +640,8 @@ static int rt_detach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g
 	if (g->xdp && !g->name[0])
 		xf_pin_rmtree(path);
 	rmdir(path);
+	if (g->name[0])
+		xf_chain_tidy(nl, g->name);
 	if (g->has_tx) {
 		if (bpf_map_delete_elem(in->fd[RT_MAP_TX], &key) && errno != ENOENT)
 			return -errno;
@@ -704,6 +708,23 @@ int rt_pinned_ifindexes(int *out, int max)
 	return n;
 }
 
+/* Add to ifx[cnt] the members of the maps that are not in it. New count. */
+static int rt_add_unpinned(struct rt_inst *in, int *ifx, int cnt, int max)
+{
+	uint32_t key, next, *prev = NULL;
+	int i;
+
+	while (cnt < max && !bpf_map_get_next_key(in->fd[RT_MAP_IFCFG], prev, &next)) {
+		key = next;
+		prev = &key;
+		for (i = 0; i < cnt && ifx[i] != (int)key; i++)
+			;
+		if (i == cnt)
+			ifx[cnt++] = key;
+	}
+	return cnt;
+}
+
 int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 {
 	int ifx[RT_MAX_PINNED], i, cnt = 0, err = 0;
@@ -736,7 +757,11 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 			strerror(-err));
 		return err;
 	}
-	/* No instance: only link pins (of a killed command) are left to clear. */
+	/* No instance: only link pins (of a killed command) are left to
+	 * clear. "all" also takes map entries without a link pin, left by a
+	 * killed command. */
+	if (all && in.fd[RT_MAP_IFCFG] >= 0)
+		cnt = rt_add_unpinned(&in, ifx, cnt, RT_MAX_PINNED);
 	g = calloc(cnt ?: 1, sizeof(*g));
 	if (!g) {
 		rt_inst_close(&in);
