@@ -708,6 +708,42 @@ int rt_pinned_ifindexes(int *out, int max)
 	return n;
 }
 
+/* Remove the pins and object copies of interfaces that have gone: their
+ * links are dead, and no command can name them any more. */
+static void rt_sweep_gone(void)
+{
+	char dir[RT_PATH_MAX], path[RT_PATH_MAX + 32], name[IF_NAMESIZE];
+	uint64_t ns;
+	struct dirent *e;
+	int ifindex;
+	DIR *d;
+
+	char run[RT_PATH_MAX];
+	int pass;
+
+	if (xf_pin_path(dir, sizeof(dir), 0, NULL) || xf_netns_id(&ns))
+		return;
+	snprintf(run, sizeof(run), "%s/ns%llu", XF_CHAIN_RUN_DIR, (unsigned long long)ns);
+	/* Both trees: the pins may be gone already and the copies not. */
+	for (pass = 0; pass < 2; pass++) {
+		d = opendir(pass ? run : dir);
+		if (!d)
+			continue;
+		while ((e = readdir(d))) {
+			ifindex = atoi(e->d_name);
+			if (ifindex <= 0 || if_indextoname(ifindex, name))
+				continue;
+			snprintf(path, sizeof(path), "%s/%d", dir, ifindex);
+			xf_pin_rmtree(path);
+			snprintf(path, sizeof(path), "%s/%d", run, ifindex);
+			xf_pin_rmtree(path);
+		}
+		closedir(d);
+	}
+	xf_dir_prune(run, XF_CHAIN_RUN_DIR);
+	xf_dir_prune(dir, XF_PIN_ROOT);
+}
+
 /* Add to ifx[cnt] the members of the maps that are not in it. New count. */
 static int rt_add_unpinned(struct rt_inst *in, int *ifx, int cnt, int max)
 {
@@ -807,6 +843,12 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 				strerror(-err));
 			err = 0;
 		}
+	}
+	/* "all" also takes what gone interfaces and deleted namespaces left
+	 * behind. */
+	if (all) {
+		rt_sweep_gone();
+		xf_pin_gc();
 	}
 out:
 	for (i = 0; i < cnt; i++)
