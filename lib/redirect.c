@@ -983,3 +983,33 @@ int xf_redirect_reset(struct xf_nl *nl, const char *dev)
 	rd_close(&in);
 	return err > 0 ? 0 : err;
 }
+
+static int rd_sweep_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
+{
+	char name[IF_NAMESIZE];
+	int *n = arg;
+
+	if (if_indextoname(w->key.scope >> 1, name))
+		return 0;
+	if (!bpf_map_delete_elem(in->fd[RD_MAP_RULES], &w->key))
+		(*n)++;
+	return 0;
+}
+
+int xf_redirect_sweep(void)
+{
+	struct rd_inst in;
+	int n = 0, left;
+
+	if (rd_open(&in, false))
+		return 0;
+	rd_each(&in, rd_sweep_cb, &n);
+	left = rd_each(&in, NULL, NULL);
+	rd_close(&in);
+	if (!left) {
+		xf_pin_rmtree(in.dir);
+		*strrchr(in.dir, '/') = '\0';
+		xf_dir_prune(in.dir, XF_PIN_ROOT);
+	}
+	return n;
+}

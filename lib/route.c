@@ -18,6 +18,7 @@
 
 #include "nl_link.h"
 #include "nl_tc.h"
+#include "redirect.h"
 #include "route.h"
 #include "route_pin.h"
 #include "xbpf.h"
@@ -847,6 +848,7 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 	/* "all" also takes what gone interfaces and deleted namespaces left
 	 * behind. */
 	if (all) {
+		xf_redirect_sweep();
 		rt_sweep_gone();
 		xf_pin_gc();
 	}

@@ -48,6 +48,7 @@ recovers() {
 @test "an interface deleted while attached: show says it has gone, detach all clears its pins" {
 	xt route attach dev veth1 dev veth2 hook xdp
 	xt chain add dev veth2 obj "$PROGS/count.bpf.o" name c
+	xt redirect add dev veth2 egress match 198.18.9.0/24 to veth1
 	local ifx
 	ifx=$(ip -n "$XF_NS_R1" -j link show dev veth2 | jq -r '.[0].ifindex')
 	ip -n "$XF_NS_R1" link del veth2
@@ -59,6 +60,9 @@ recovers() {
 	[[ ! -e $PIN_DIR/$ifx ]] || fail "pins of the deleted interface left: $(find "$PIN_DIR/$ifx")"
 	run -0 xt -j route show
 	assert_output '{"interfaces":[]}'
+	run -0 xt -j redirect show
+	assert_output '{"rules":[]}'
+	[[ ! -e $PIN_DIR/redirect ]] || fail "redirect instance of gone rules left"
 	# Put h2 back and forward again.
 	ip -n "$XF_NS_R1" link add veth2 type veth peer name veth0 netns "$XF_NS_H2"
 	ip -n "$XF_NS_R1" addr add "$XF_R1_IP4B/24" dev veth2
