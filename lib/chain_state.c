@@ -912,6 +912,27 @@ int xf_chain_link_fd(int ifindex)
 	return err ?: xf_pin_get(dir, "xdp_link");
 }
 
+/* Temporary objects of name left by killed commands: under the lock, no
+ * other xfwd is writing one. */
+static void chain_tidy_tmp(const char *name)
+{
+	char pre[32], p[PATH_LEN];
+	struct dirent *e;
+	DIR *dir;
+
+	snprintf(pre, sizeof(pre), ".%s-", name);
+	dir = opendir(XF_CHAIN_RUN_DIR);
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		if (strncmp(e->d_name, pre, strlen(pre)))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", XF_CHAIN_RUN_DIR, e->d_name);
+		unlink(p);
+	}
+	closedir(dir);
+}
+
 int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_builtin *b,
 		  const void *elf, size_t size)
 {
@@ -938,6 +959,7 @@ int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_built
 		return fd;
 	/* The object goes through a file like any member's, so a rebuild by
 	 * any later xfwd finds its copy under XF_CHAIN_RUN_DIR. */
+	chain_tidy_tmp(b->name);
 	snprintf(tmp, sizeof(tmp), "%s/.%s-%d.o", XF_CHAIN_RUN_DIR, b->name, (int)getpid());
 	err = xf_pin_mkdir(XF_CHAIN_RUN_DIR);
 	fd = err ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
