@@ -149,6 +149,8 @@ route attach dev veth1 hook tc"
 	flock -x "$lk"
 	XFWD_LOCK_LOG=$log xt route detach all 3>&- &
 	local bg=$!
+	# Waiting for something not to happen: no condition to poll, so a
+	# bounded pause, then the log must not have grown.
 	sleep 0.3
 	assert_equal "$(wc -l <"$log")" 2
 	flock -u "$lk"
