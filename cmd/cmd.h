@@ -25,6 +25,9 @@ struct xfwd {
 	 * checks the capabilities first. Set by cmd_dispatch(). */
 	const struct cmd *changing;
 	const char *object;	/* the running verb's object */
+	const char *lock_log;	/* XFWD_LOCK_LOG: test-only, see xfwd(8) */
+	int argc;		/* the command being run, for lock_log */
+	char **argv;
 };
 
 /* A verb that changes state: it needs CAP_NET_ADMIN and CAP_BPF. */

@@ -13,6 +13,7 @@
 
 #include "caps.h"
 #include "cmd.h"
+#include "fault.h"
 #include "nl.h"
 #include "out.h"
 #include "xbpf.h"
@@ -82,6 +83,28 @@ static int xfwd_caps_check(struct xfwd *x)
 	return -EPERM;
 }
 
+/* Test-only: append the command to XFWD_LOCK_LOG once the lock is held, so
+ * a test can replay concurrent commands in the order the lock took them.
+ * One write() of one line, under the lock. */
+static void lock_log(const struct xfwd *x)
+{
+	char line[1024];
+	size_t o;
+	int i, fd;
+
+	o = snprintf(line, sizeof(line), "%d", (int)getpid());
+	for (i = 0; i < x->argc && o < sizeof(line); i++)
+		o += snprintf(line + o, sizeof(line) - o, " %s", x->argv[i]);
+	if (o >= sizeof(line) - 1)
+		o = sizeof(line) - 2;
+	line[o++] = '\n';
+	fd = open(x->lock_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, line, o) != (ssize_t)o)
+		fprintf(stderr, "Warning: cannot write %s: %s.\n", x->lock_log, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 int xfwd_lock(struct xfwd *x)
 {
 	int err;
@@ -94,6 +117,8 @@ int xfwd_lock(struct xfwd *x)
 	err = xf_lock(&x->lock_fd, false);
 	if (err)
 		fprintf(stderr, "Error: cannot take %s: %s.\n", XF_LOCK_PATH, strerror(-err));
+	else if (x->lock_log)
+		lock_log(x);
 	return err;
 }
 
@@ -125,6 +150,8 @@ static int run_object(struct xfwd *x, int argc, char **argv)
 	}
 	if (i < 0)
 		return -XF_EUSAGE;
+	x->argc = argc;
+	x->argv = argv;
 	arg_init(&a, argc - 1, argv + 1, objects[i]->name);
 	err = cmd_dispatch(x, objects[i], &a);
 	if (err)
@@ -312,6 +339,9 @@ int main(int argc, char **argv)
 		if (err)
 			return exit_code(err);
 	}
+	if (xf_fault_init(getenv(XF_FAULT_ENV)))
+		return 2;
+	x.lock_log = getenv("XFWD_LOCK_LOG");
 	xf_bpf_log_init(x.verbose);
 	x.out = out_new(stdout, (x.json || x.pretty ? OUT_JSON : 0) |
 			(x.pretty ? OUT_PRETTY : 0) | (x.human ? OUT_HUMAN : 0));

@@ -7,6 +7,7 @@
  * with bpftool). Member objects are copied to XF_CHAIN_RUN_DIR. Every
  * change builds and verifies a whole new program before anything is
  * swapped or written. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -327,13 +328,22 @@ static int chain_commit(struct chain_if *c, struct xf_chain_desc *d)
 			unlink(p);
 		}
 	} else {
-		/* The swap: one program for another, atomically, under traffic. */
-		err = bpf_link_update(c->link_fd, prog_fd, &uo) ? -errno : 0;
-		if (err)
+		/* The description first, then the swap: one program for
+		 * another, atomically, under traffic. A swap that fails puts
+		 * the old description back, so both always agree. */
+		err = 0;
+		if (bpf_map_update_elem(desc_fd, &key, d, BPF_ANY)) {
+			err = -errno;
+			fprintf(stderr, "Error: cannot record the chain of %s: %s.\n", c->l.name,
+				strerror(-err));
+		} else if (bpf_link_update(c->link_fd, prog_fd, &uo)) {
+			err = -errno;
 			fprintf(stderr, "Error: cannot swap the chain on %s: %s.\n", c->l.name,
 				strerror(-err));
-		else if (bpf_map_update_elem(desc_fd, &key, d, BPF_ANY))
-			err = -errno;
+			if (bpf_map_update_elem(desc_fd, &key, &c->d, BPF_ANY))
+				fprintf(stderr, "Error: cannot restore the chain's description on "
+					"%s: %s.\n", c->l.name, strerror(errno));
+		}
 	}
 	close(prog_fd);
 	if (link_fd >= 0)
@@ -507,6 +517,44 @@ static int free_slot(const struct xf_chain_desc *d)
 	return -1;
 }
 
+/* Remove copies of objects that are no member of c's chain: left by a
+ * command killed between writing the copy and swapping the chain in. */
+static void chain_tidy_copies(const struct chain_if *c)
+{
+	char name[sizeof(c->d.m[0].name) + 8], p[PATH_LEN + 300];
+	struct dirent *e;
+	size_t n;
+	DIR *dir;
+
+	dir = opendir(c->run);
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		n = strlen(e->d_name);
+		if (e->d_type != DT_REG || n < 3 || strcmp(e->d_name + n - 2, ".o"))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(n - 2), e->d_name);
+		if (find_member(&c->d, name) >= 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", c->run, e->d_name);
+		unlink(p);
+	}
+	closedir(dir);
+	xf_dir_prune(c->run, XF_CHAIN_RUN_DIR);
+}
+
+int xf_chain_tidy(struct xf_nl *nl, const char *dev)
+{
+	struct chain_if c;
+	int err;
+
+	err = chain_if_open(nl, dev, false, &c);
+	if (!err)
+		chain_tidy_copies(&c);
+	chain_if_close(&c);
+	return err;
+}
+
 int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a)
 {
 	struct xf_chain_desc_member dm = { 0 };
@@ -521,6 +569,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 	err = chain_if_open(nl, dev, true, &c);
 	if (err)
 		return err;
+	chain_tidy_copies(&c);
 	d = c.d;
 	obj = bpf_object__open_file(a->obj, NULL);
 	if (!obj) {
@@ -603,6 +652,8 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		unlink(dst);
 		if (!had_maps)
 			xf_pin_rmtree(dir);
+		/* A new chain's directory, when nothing else is in it. */
+		xf_dir_prune(c.pin, XF_PIN_ROOT);
 		if (!dm.maps[0]) {
 			/* dir itself may be gone: from maps/ up (xf_dir_prune
 			 * stops at the first rmdir that fails). */
@@ -861,6 +912,27 @@ int xf_chain_link_fd(int ifindex)
 	return err ?: xf_pin_get(dir, "xdp_link");
 }
 
+/* Temporary objects of name left by killed commands: under the lock, no
+ * other xfwd is writing one. */
+static void chain_tidy_tmp(const char *name)
+{
+	char pre[32], p[PATH_LEN];
+	struct dirent *e;
+	DIR *dir;
+
+	snprintf(pre, sizeof(pre), ".%s-", name);
+	dir = opendir(XF_CHAIN_RUN_DIR);
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		if (strncmp(e->d_name, pre, strlen(pre)))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", XF_CHAIN_RUN_DIR, e->d_name);
+		unlink(p);
+	}
+	closedir(dir);
+}
+
 int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_builtin *b,
 		  const void *elf, size_t size)
 {
@@ -868,12 +940,26 @@ int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_built
 		.prog = b->prog, .name = b->name, .has_prio = true, .prio = b->prio,
 		.maps = b->maps, .xdp_flags = b->xdp_flags,
 	};
+	struct chain_if c;
 	struct xf_link l;
 	char tmp[64];
 	int fd, err;
 
+	err = xf_link_find(nl, dev, &l);
+	if (err)
+		return err;
+	/* The member already there was left by a command killed before it
+	 * pinned its own link (the caller found none): it is reused. */
+	err = chain_if_open(nl, dev, false, &c);
+	if (err)
+		return err;
+	fd = find_member(&c.d, b->name) >= 0 ? fcntl(c.link_fd, F_DUPFD_CLOEXEC, 3) : -ENOENT;
+	chain_if_close(&c);
+	if (fd >= 0)
+		return fd;
 	/* The object goes through a file like any member's, so a rebuild by
 	 * any later xfwd finds its copy under XF_CHAIN_RUN_DIR. */
+	chain_tidy_tmp(b->name);
 	snprintf(tmp, sizeof(tmp), "%s/.%s-%d.o", XF_CHAIN_RUN_DIR, b->name, (int)getpid());
 	err = xf_pin_mkdir(XF_CHAIN_RUN_DIR);
 	fd = err ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -891,6 +977,11 @@ int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_built
 	unlink(tmp);
 	if (err)
 		return err;
-	err = xf_link_get(nl, dev, 0, &l);
-	return err ?: xf_chain_link_fd(l.ifindex);
+	fd = xf_chain_link_fd(l.ifindex);
+	if (fd < 0) {
+		fprintf(stderr, "Error: cannot open the chain link of %s: %s.\n", dev,
+			strerror(-fd));
+		xf_chain_del(nl, dev, b->name);
+	}
+	return fd;
 }

@@ -85,6 +85,9 @@ int xf_chain_set(struct xf_nl *nl, const char *dev, const char *name,
 		 const struct xf_chain_add *rules);
 int xf_chain_order(struct xf_nl *nl, const char *dev, const char *const *names, int n);
 int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name);
+/* Remove what killed commands left of dev's chain (copies of objects that
+ * are no member). 0/-errno. */
+int xf_chain_tidy(struct xf_nl *nl, const char *dev);
 /* One of xfwd's own XDP programs as a chain member. */
 struct xf_chain_builtin {
 	const char *name;		/* member name: "route", "redirect" */

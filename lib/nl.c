@@ -12,6 +12,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 
+#include "fault.h"
 #include "nl.h"
 
 struct xf_nl {
@@ -156,6 +157,8 @@ static int nl_run(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg
 	int ret;
 
 	nlh->nlmsg_flags |= NLM_F_ACK;
+	if (xf_fault_step("netlink"))
+		return -errno;
 	if (mnl_socket_sendto(nl->sk, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	for (;;) {

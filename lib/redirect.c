@@ -100,7 +100,13 @@ static int rd_open(struct rd_inst *in, bool create)
 	}
 	if (i == RD_NFDS)
 		return 0;
+	err = fd;
 	rd_close(in);
+	if (err != -ENOENT) {
+		fprintf(stderr, "Error: cannot open the redirect program in %s: %s.\n", in->dir,
+			strerror(-err));
+		return err;
+	}
 	if (i)		/* a part of one, left by a killed command */
 		xf_pin_rmtree(in->dir);
 	if (!create)
@@ -136,6 +142,8 @@ static int rd_open(struct rd_inst *in, bool create)
 		fprintf(stderr, "Error: cannot pin the redirect program: %s.\n", strerror(-err));
 		rd_close(in);
 		xf_pin_rmtree(in->dir);
+		*strrchr(in->dir, '/') = '\0';
+		xf_dir_prune(in->dir, XF_PIN_ROOT);
 		return err;
 	}
 	in->created = true;
@@ -217,10 +225,17 @@ static int rd_each(struct rd_inst *in, int (*fn)(struct rd_inst *, struct rd_wal
 		prev = &keys[n];
 		n++;
 	}
+	/* A walk cut short is an error, not fewer rules: a caller counts
+	 * rules to decide what to detach. */
+	if (n < XF_RD_MAX_RULES && errno != ENOENT)
+		err = -errno;
 	for (i = 0; i < n && !err; i++) {
 		w.key = keys[i];
-		if (bpf_map_lookup_elem(in->fd[RD_MAP_RULES], &w.key, &w.rule))
+		if (bpf_map_lookup_elem(in->fd[RD_MAP_RULES], &w.key, &w.rule)) {
+			if (errno != ENOENT)
+				err = -errno;
 			continue;
+		}
 		err = fn ? fn(in, &w, arg) : 0;
 	}
 	free(keys);
@@ -246,7 +261,7 @@ static int rd_count_cb(struct rd_inst *in __attribute__((unused)), struct rd_wal
 }
 
 /* How the scope (device, direction) is attached now. */
-enum rd_attach { RD_NONE, RD_TCX, RD_CLS, RD_XDP };
+enum rd_attach { RD_ERR = -1, RD_NONE, RD_TCX, RD_CLS, RD_XDP };
 
 static void rd_link_path(int ifindex, int dir, bool xdp, char *buf, size_t len)
 {
@@ -267,6 +282,8 @@ static enum rd_attach rd_attached(struct xf_nl *nl, int ifindex, int dir)
 	if (dir == XF_RD_DIR_INGRESS && !access(path, F_OK))
 		return RD_XDP;
 	n = xf_tc_filters(nl, ifindex, dir == XF_RD_DIR_INGRESS, tf, 8);
+	if (n < 0)
+		return RD_ERR;
 	for (i = 0; i < n && i < 8; i++)
 		if (!strncmp(tf[i].name, "xf_rd_", 6))
 			return RD_CLS;
@@ -311,17 +328,21 @@ static int rd_clsact_cb(const struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-/* Whether ifindex has a clsact qdisc: asked first, as adding one where
- * there is one makes the kernel answer with an extack error line. */
-static bool rd_has_clsact(struct xf_nl *nl, int ifindex)
+/* Whether ifindex has a clsact qdisc (in *has): asked first, as adding one
+ * where there is one makes the kernel answer with an extack error line.
+ * 0/-errno. */
+static int rd_has_clsact(struct xf_nl *nl, int ifindex, bool *has)
 {
 	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETQDISC, NLM_F_DUMP);
 	struct tcmsg *t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
 	struct rd_qdisc_walk w = { .ifindex = ifindex };
+	int err;
 
 	t->tcm_family = AF_UNSPEC;
 	t->tcm_ifindex = ifindex;
-	return !xf_nl_dump(nl, nlh, rd_clsact_cb, &w) && w.found;
+	err = xf_nl_dump(nl, nlh, rd_clsact_cb, &w);
+	*has = w.found;
+	return err;
 }
 
 static int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int ifindex,
@@ -361,20 +382,36 @@ static int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int 
 	} else {
 		char mark[PATH_LEN];
 
-		err = rd_has_clsact(nl, ifindex) ? -EEXIST : xf_tc_clsact_add(nl, ifindex);
-		if (!err) {
+		bool made = false;
+
+		err = rd_has_clsact(nl, ifindex, &made);
+		if (!err && !made) {
+			err = xf_tc_clsact_add(nl, ifindex);
+			made = !err;
+		} else {
+			made = false;
+		}
+		if (made) {
 			rd_clsact_mark(ifindex, mark, sizeof(mark));
 			*strrchr(mark, '/') = '\0';
-			xf_pin_mkdir(mark);
+			err = xf_pin_mkdir(mark);
 			strcat(mark, "/clsact");
-			close(open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+			fd = err ? -1 : open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+			err = fd < 0 ? -errno : close(fd);
 		}
-		err = err == -EEXIST ? 0 : err;
 		err = err ?: xf_tc_bpf_add(nl, ifindex, ing, in->fd[ing ? RD_PROG_ING : RD_PROG_EGR],
 					   ing ? "xf_rd_ingress" : "xf_rd_egress");
 		if (err) {
 			fprintf(stderr, "Error: cannot add the cls_bpf filter to %s: %s.\n", dev,
 				strerror(-err));
+			/* The qdisc made for it goes again, and its mark. */
+			if (made) {
+				xf_tc_clsact_del(nl, ifindex);
+				rd_clsact_mark(ifindex, mark, sizeof(mark));
+				unlink(mark);
+				*strrchr(mark, '/') = '\0';
+				xf_dir_prune(mark, XF_CHAIN_RUN_DIR);
+			}
 			return err;
 		}
 		*how = RD_CLS;
@@ -383,35 +420,61 @@ static int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int 
 	rd_link_path(ifindex, dir, hook == XF_RDH_XDP, path, sizeof(path));
 	err = bpf_obj_pin(fd, path) ? -errno : 0;
 	close(fd);
+	if (err) {
+		fprintf(stderr, "Error: cannot pin the link of %s at %s: %s.\n", dev, path,
+			strerror(-err));
+		/* hook xdp: the chain holds its own link; take the member out. */
+		if (hook == XF_RDH_XDP)
+			xf_chain_del(nl, dev, "redirect");
+	}
 	return err;
 }
 
-static void rd_detach(struct xf_nl *nl, int ifindex, int dir, enum rd_attach how)
+static int rd_detach(struct xf_nl *nl, int ifindex, int dir, enum rd_attach how)
 {
 	char path[PATH_LEN], name[IF_NAMESIZE];
+	int err;
 
 	if (how == RD_CLS) {
+		bool ing = dir == XF_RD_DIR_INGRESS;
 		struct xf_tc_filter tf[1];
+		int here, other;
 
-		xf_tc_bpf_del(nl, ifindex, dir == XF_RD_DIR_INGRESS);
-		rd_clsact_mark(ifindex, path, sizeof(path));
 		/* The qdisc xfwd made goes with the last filter on it, not
-		 * while the other direction (ours or anyone's) has one. */
-		if (!xf_tc_filters(nl, ifindex, true, tf, 1) &&
-		    !xf_tc_filters(nl, ifindex, false, tf, 1) && !unlink(path))
-			xf_tc_clsact_del(nl, ifindex);
+		 * while the other direction (ours or anyone's) has one; then
+		 * deleting the qdisc takes our filter with it, in one step. */
+		here = xf_tc_filters(nl, ifindex, ing, tf, 1);
+		other = xf_tc_filters(nl, ifindex, !ing, tf, 1);
+		if (here < 0 || other < 0)
+			return here < 0 ? here : other;
+		rd_clsact_mark(ifindex, path, sizeof(path));
+		if (here <= 1 && !other && !access(path, F_OK)) {
+			err = xf_tc_clsact_del(nl, ifindex);
+			if (err)
+				return err;
+			unlink(path);
+		} else {
+			err = xf_tc_bpf_del(nl, ifindex, ing);
+			if (err)
+				return err;
+		}
 		*strrchr(path, '/') = '\0';
 		xf_dir_prune(path, XF_CHAIN_RUN_DIR);
 		if (!xf_pin_path(path, sizeof(path), ifindex, NULL))
 			xf_dir_prune(path, XF_PIN_ROOT);
-		return;
+		return 0;
+	}
+	/* The chain member first: if that fails, nothing has changed. */
+	if (how == RD_XDP && if_indextoname(ifindex, name)) {
+		err = xf_chain_del(nl, name, "redirect");
+		if (err)
+			return err;
 	}
 	rd_link_path(ifindex, dir, how == RD_XDP, path, sizeof(path));
 	unlink(path);
-	if (how == RD_XDP && if_indextoname(ifindex, name))
-		xf_chain_del(nl, name, "redirect");
 	*strrchr(path, '/') = '\0';
 	xf_dir_prune(path, XF_PIN_ROOT);
+	return 0;
 }
 
 /* The trie keeps IPv4 as ::ffff:a.b.c.d: an IPv6 prefix that contains or
@@ -516,6 +579,10 @@ int xf_redirect_add(struct xf_nl *nl, const char *dev, const struct xf_redirect_
 	if (err)
 		return err;
 	now = rd_attached(nl, l.ifindex, r->dir);
+	if (now == RD_ERR) {
+		fprintf(stderr, "Error: cannot read the tc filters of %s.\n", dev);
+		return -EIO;
+	}
 	if (now != RD_NONE && (now == RD_XDP) != (r->hook == XF_RDH_XDP)) {
 		fprintf(stderr, "Error: %s %s has rules on hook %s; delete them to change "
 			"hook.\n", dev, r->dir ? "egress" : "ingress", now == RD_XDP ? "xdp" : "tc");
@@ -550,10 +617,11 @@ int xf_redirect_add(struct xf_nl *nl, const char *dev, const struct xf_redirect_
 		rule.via_family = r->via.family;
 		memcpy(rule.via, r->via.bytes, sizeof(rule.via));
 	}
-	bpf_map_update_elem(in.fd[RD_MAP_CNT], &id, zero, BPF_ANY);
-	if (r->hook == XF_RDH_XDP &&
-	    bpf_map_update_elem(in.fd[RD_MAP_TX], &tl.ifindex, &tl.ifindex, BPF_ANY)) {
+	if (bpf_map_update_elem(in.fd[RD_MAP_CNT], &id, zero, BPF_ANY) ||
+	    (r->hook == XF_RDH_XDP &&
+	     bpf_map_update_elem(in.fd[RD_MAP_TX], &tl.ifindex, &tl.ifindex, BPF_ANY))) {
 		err = -errno;
+		fprintf(stderr, "Error: cannot add the rule: %s.\n", strerror(-err));
 		goto out;
 	}
 	if (bpf_map_update_elem(in.fd[RD_MAP_RULES], &key, &rule, BPF_NOEXIST)) {
@@ -597,6 +665,7 @@ struct rd_del {
 	uint32_t scope_ing, scope_egr;
 	int dir;		/* -1: both */
 	int deleted;
+	struct rd_walk *gone;	/* what was deleted, to put back */
 };
 
 static int rd_del_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
@@ -605,34 +674,74 @@ static int rd_del_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
 
 	if ((d->dir != XF_RD_DIR_EGRESS && w->key.scope == d->scope_ing) ||
 	    (d->dir != XF_RD_DIR_INGRESS && w->key.scope == d->scope_egr)) {
-		if (!bpf_map_delete_elem(in->fd[RD_MAP_RULES], &w->key))
-			d->deleted++;
+		if (bpf_map_delete_elem(in->fd[RD_MAP_RULES], &w->key))
+			return errno == ENOENT ? 0 : -errno;
+		d->gone[d->deleted++] = *w;
 	}
 	return 0;
 }
 
+/* Put deleted rules back after a failure. */
+static void rd_undelete(struct rd_inst *in, const struct rd_del *d)
+{
+	int i;
+
+	for (i = 0; i < d->deleted; i++)
+		if (bpf_map_update_elem(in->fd[RD_MAP_RULES], &d->gone[i].key, &d->gone[i].rule,
+					BPF_NOEXIST))
+			fprintf(stderr, "Error: cannot put a deleted rule back: %s.\n",
+				strerror(errno));
+}
+
 /* After a delete: detach a scope left without rules, and drop the
- * instance when no rule is left at all. */
-static void rd_tidy(struct xf_nl *nl, struct rd_inst *in, int ifindex, int dir)
+ * instance when no rule is left at all. 0, or -errno after an Error with
+ * every scope it detached attached again. */
+static int rd_tidy(struct xf_nl *nl, struct rd_inst *in, const char *dev, int ifindex, int dir)
 {
 	struct rd_scope_count *c = calloc(1, sizeof(*c));
-	int d, total;
+	enum rd_attach how[2] = { RD_NONE, RD_NONE }, again;
+	bool gone[2] = { false, false };
+	int d, total, err = 0;
 
 	if (!c)
-		return;
-	for (d = XF_RD_DIR_INGRESS; d <= XF_RD_DIR_EGRESS; d++) {
-		enum rd_attach how;
-
+		return -ENOMEM;
+	/* Everything is read before anything is detached. */
+	for (d = XF_RD_DIR_INGRESS; d <= XF_RD_DIR_EGRESS && !err; d++) {
 		if (dir >= 0 && d != dir)
 			continue;
 		memset(c, 0, sizeof(*c));
 		c->scope = XF_RD_SCOPE(ifindex, d);
-		rd_each(in, rd_count_cb, c);
-		how = rd_attached(nl, ifindex, d);
-		if (!c->n && how != RD_NONE)
-			rd_detach(nl, ifindex, d, how);
+		err = rd_each(in, rd_count_cb, c);
+		if (err >= 0)
+			err = 0;
+		how[d] = rd_attached(nl, ifindex, d);
+		if (how[d] == RD_ERR)
+			err = -EIO;
+		gone[d] = !c->n && how[d] > RD_NONE;
 	}
-	total = rd_each(in, NULL, NULL);
+	total = err ? 0 : rd_each(in, NULL, NULL);
+	if (total < 0)
+		err = total;
+	if (err)
+		fprintf(stderr, "Error: cannot read the redirect rules: %s.\n", strerror(-err));
+	for (d = XF_RD_DIR_INGRESS; d <= XF_RD_DIR_EGRESS && !err; d++) {
+		if (!gone[d])
+			continue;
+		err = rd_detach(nl, ifindex, d, how[d]);
+		if (err) {
+			gone[d] = false;
+			fprintf(stderr, "Error: cannot detach redirect from %s %s: %s.\n", dev,
+				d ? "egress" : "ingress", strerror(-err));
+		}
+	}
+	if (err) {
+		for (d = XF_RD_DIR_INGRESS; d <= XF_RD_DIR_EGRESS; d++)
+			if (gone[d])
+				rd_attach(nl, in, dev, ifindex, d, how[d] == RD_XDP ? XF_RDH_XDP :
+					  XF_RDH_TC, &again);
+		free(c);
+		return err;
+	}
 	if (total == 0) {
 		rd_close(in);
 		xf_pin_rmtree(in->dir);
@@ -640,13 +749,13 @@ static void rd_tidy(struct xf_nl *nl, struct rd_inst *in, int ifindex, int dir)
 		xf_dir_prune(in->dir, XF_PIN_ROOT);
 	}
 	free(c);
+	return 0;
 }
 
 int xf_redirect_del(struct xf_nl *nl, const char *dev, int dir, const struct xf_addr *match,
 		    bool all)
 {
 	struct rd_del d = { .dir = dir };
-	struct xf_redir_key key;
 	struct xf_addr m;
 	struct rd_inst in;
 	struct xf_link l;
@@ -661,31 +770,60 @@ int xf_redirect_del(struct xf_nl *nl, const char *dev, int dir, const struct xf_
 	}
 	if (err)
 		return err;
+	d.gone = calloc(XF_RD_MAX_RULES, sizeof(*d.gone));
+	if (!d.gone) {
+		rd_close(&in);
+		return -ENOMEM;
+	}
 	if (all) {
 		d.scope_ing = XF_RD_SCOPE(l.ifindex, XF_RD_DIR_INGRESS);
 		d.scope_egr = XF_RD_SCOPE(l.ifindex, XF_RD_DIR_EGRESS);
-		rd_each(&in, rd_del_cb, &d);
-		if (!d.deleted) {
+		err = rd_each(&in, rd_del_cb, &d);
+		if (err < 0) {
+			fprintf(stderr, "Error: cannot delete the rules of %s: %s.\n", dev,
+				strerror(-err));
+		} else if (!d.deleted) {
 			fprintf(stderr, "Error: %s has no redirect rules.\n", dev);
 			err = -ENOENT;
+		} else {
+			err = 0;
 		}
 	} else {
+		struct rd_walk *w = &d.gone[0];
+
 		if (match) {
 			m = *match;
 			rd_mask(&m);
 		}
-		rd_key(l.ifindex, dir < 0 ? XF_RD_DIR_INGRESS : dir, match ? &m : NULL, &key);
-		if (bpf_map_delete_elem(in.fd[RD_MAP_RULES], &key)) {
+		rd_key(l.ifindex, dir < 0 ? XF_RD_DIR_INGRESS : dir, match ? &m : NULL, &w->key);
+		if (bpf_map_lookup_elem(in.fd[RD_MAP_RULES], &w->key, &w->rule) ||
+		    bpf_map_delete_elem(in.fd[RD_MAP_RULES], &w->key)) {
 			char buf[64];
 
 			err = -errno;
-			fprintf(stderr, "Error: %s %s has no rule for %s.\n", dev,
-				dir == XF_RD_DIR_EGRESS ? "egress" : "ingress",
-				match ? xf_addr_str(&m, true, buf, sizeof(buf)) : "everything");
+			if (err == -ENOENT)
+				fprintf(stderr, "Error: %s %s has no rule for %s.\n", dev,
+					dir == XF_RD_DIR_EGRESS ? "egress" : "ingress",
+					match ? xf_addr_str(&m, true, buf, sizeof(buf)) :
+					"everything");
+			else
+				fprintf(stderr, "Error: cannot delete the rule: %s.\n",
+					strerror(-err));
+		} else {
+			d.deleted = 1;
 		}
 	}
-	if (!err || all)
-		rd_tidy(nl, &in, l.ifindex, all ? -1 : dir < 0 ? XF_RD_DIR_INGRESS : dir);
+	/* "del all" also tidies a scope left attached with no rule (by a
+	 * killed command), even though it deleted nothing. */
+	if (!err || (all && err == -ENOENT)) {
+		int e = rd_tidy(nl, &in, dev, l.ifindex,
+				all ? -1 : dir < 0 ? XF_RD_DIR_INGRESS : dir);
+
+		err = err ?: e;
+	}
+	if (err && in.fd[RD_MAP_RULES] >= 0)
+		rd_undelete(&in, &d);
+	free(d.gone);
 	rd_close(&in);
 	return err;
 }
@@ -755,7 +893,7 @@ static int rd_list_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
 		ri->dev[0] = '\0';
 	how = rd_attached(ls->nl, ifindex, dir);
 	ri->attach = how == RD_TCX ? "tcx" : how == RD_CLS ? "cls_bpf" :
-		     how == RD_XDP ? "xdp" : "none";
+		     how == RD_XDP ? "xdp" : how == RD_ERR ? "unknown" : "none";
 	ri->has_match = rd_key_match(&w->key, &ri->match);
 	ri->mode = w->rule.mode;
 	ri->target_ifindex = w->rule.target;
@@ -848,4 +986,34 @@ int xf_redirect_reset(struct xf_nl *nl, const char *dev)
 	err = rd_each(&in, rd_reset_cb, &ifindex);
 	rd_close(&in);
 	return err > 0 ? 0 : err;
+}
+
+static int rd_sweep_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
+{
+	char name[IF_NAMESIZE];
+	int *n = arg;
+
+	if (if_indextoname(w->key.scope >> 1, name))
+		return 0;
+	if (!bpf_map_delete_elem(in->fd[RD_MAP_RULES], &w->key))
+		(*n)++;
+	return 0;
+}
+
+int xf_redirect_sweep(void)
+{
+	struct rd_inst in;
+	int n = 0, left;
+
+	if (rd_open(&in, false))
+		return 0;
+	rd_each(&in, rd_sweep_cb, &n);
+	left = rd_each(&in, NULL, NULL);
+	rd_close(&in);
+	if (!left) {
+		xf_pin_rmtree(in.dir);
+		*strrchr(in.dir, '/') = '\0';
+		xf_dir_prune(in.dir, XF_PIN_ROOT);
+	}
+	return n;
 }

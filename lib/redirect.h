@@ -65,6 +65,9 @@ int xf_redirect_list(struct xf_nl *nl, const char *dev,
 		     int (*cb)(const struct xf_redirect_info *ri, void *arg), void *arg);
 /* Zero the counters of dev's rules (every direction, every CPU). 0/-errno. */
 int xf_redirect_reset(struct xf_nl *nl, const char *dev);
+/* Delete the rules of interfaces that have gone (and the instance, when
+ * no rule is left). The count deleted. */
+int xf_redirect_sweep(void);
 const char *xf_redirect_mode_name(int mode);
 /* Parse a mode word; -1 when it is none. */
 int xf_redirect_mode_parse(const char *word);

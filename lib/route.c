@@ -18,6 +18,7 @@
 
 #include "nl_link.h"
 #include "nl_tc.h"
+#include "redirect.h"
 #include "route.h"
 #include "route_pin.h"
 #include "xbpf.h"
@@ -77,6 +78,16 @@ int rt_inst_open(struct rt_inst *in)
 	return 0;
 }
 
+/* After the instance's directory is gone: the namespace's, when empty. */
+static void rt_prune_ns(const char *inst_dir)
+{
+	char ns[RT_PATH_MAX];
+
+	snprintf(ns, sizeof(ns), "%s", inst_dir);
+	*strrchr(ns, '/') = '\0';
+	xf_dir_prune(ns, XF_PIN_ROOT);
+}
+
 /* Load the programs and maps and pin them: the instance then outlives us. */
 static int rt_inst_create(struct rt_inst *in)
 {
@@ -108,6 +119,7 @@ static int rt_inst_create(struct rt_inst *in)
 			strerror(-err));
 		rt_inst_close(in);
 		xf_pin_rmtree(in->dir);
+		rt_prune_ns(in->dir);
 		return err;
 	}
 	in->created = true;
@@ -180,11 +192,16 @@ int rt_refresh(struct rt_inst *in)
 		keys[n] = next;
 		prev = &keys[n++];
 	}
+	if (n < XF_RT_MAX_IF && errno != ENOENT)
+		return -errno;
 	for (i = 0; i < n; i++) {
 		uint32_t key = keys[i];
 
-		if (bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &cfg))
+		if (bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &cfg)) {
+			if (errno != ENOENT)
+				err = -errno;
 			continue;
+		}
 		cfg.flags &= ~(XF_RTIF_XDP_XMIT | XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
 		if (rt_xdp_xmit_ok(key))
 			cfg.flags |= XF_RTIF_XDP_XMIT;
@@ -192,10 +209,12 @@ int rt_refresh(struct rt_inst *in)
 		rt_family_flags(&cfg.flags);
 		if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &cfg, BPF_EXIST))
 			err = -errno;
-		if (cfg.flags & XF_RTIF_XDP_XMIT)
-			bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &key, BPF_ANY);
-		else
-			bpf_map_delete_elem(in->fd[RT_MAP_TX], &key);
+		if (cfg.flags & XF_RTIF_XDP_XMIT) {
+			if (bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &key, BPF_ANY))
+				err = -errno;
+		} else if (bpf_map_delete_elem(in->fd[RT_MAP_TX], &key) && errno != ENOENT) {
+			err = -errno;
+		}
 	}
 	return err;
 }
@@ -374,7 +393,9 @@ static int rt_attach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d,
 	rt_family_flags(&cfg.flags);
 	memcpy(cfg.mac, d->l.addr, sizeof(cfg.mac));
 	rt_clear_slot(in, cfg.slot);
-	if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &cfg, BPF_NOEXIST))
+	/* rt_resolve() found no link pin: an entry already there is the
+	 * remains of a killed command, and is replaced. */
+	if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &cfg, BPF_ANY))
 		goto fail;
 	d->cfg_done = true;
 	/* Only members that can take XDP frames go in the device map: the
@@ -404,6 +425,9 @@ static int rt_attach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d,
 	close(fd);
 	if (err) {
 		fprintf(stderr, "Error: cannot pin the link of %s: %s.\n", d->name, strerror(-err));
+		/* The directory made for the pin, unless the chain uses it. */
+		if (!xf_pin_path(dir, sizeof(dir), d->l.ifindex, NULL))
+			rmdir(dir);
 		return err;
 	}
 	d->link_done = true;
@@ -507,6 +531,9 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	err = rt_inst_open(&in);
 	if (err == -ENOENT)
 		err = rt_inst_create(&in);
+	else if (err)
+		fprintf(stderr, "Error: cannot open the route fast path in %s: %s.\n", in.dir,
+			strerror(-err));
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
@@ -514,8 +541,12 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		if (err)
 			break;
 	}
-	if (!err)
+	if (!err) {
 		err = rt_refresh(&in);
+		if (err)
+			fprintf(stderr, "Error: cannot refresh the forwarding set: %s.\n",
+				strerror(-err));
+	}
 	if (err) {
 		for (i = i < n ? i : n - 1; i >= 0; i--)
 			rt_undo_one(nl, &in, &d[i]);
@@ -530,41 +561,128 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	return err;
 }
 
-/* Unpin ifindex's link (the kernel then detaches the program, as nobody else
- * holds the link) and take it out of the maps. */
-static int rt_detach_one(struct xf_nl *nl, struct rt_inst *in, uint32_t ifindex)
+/* One interface leaving the set, with what it takes to put it back: the
+ * link stays open until the whole command has succeeded, so a failure can
+ * pin the very same link again. */
+struct rt_gone {
+	int ifindex;
+	int link_fd;		/* -1: no link (only a stale pin or nothing) */
+	bool xdp;		/* the link is the interface's XDP chain */
+	bool has_cfg, has_tx;	/* the entries the maps had */
+	struct xf_route_ifcfg cfg;
+	uint32_t tx;
+	bool unpinned, left_chain, tx_gone, cfg_gone;
+	uint32_t xdp_flags;	/* to join the chain again */
+	char name[IF_NAMESIZE];	/* "" when the interface has gone */
+};
+
+/* Look before changing: the link and the map entries of g->ifindex. */
+static int rt_gone_read(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g)
 {
 	struct bpf_link_info li = { 0 };
-	char path[RT_PATH_MAX], name[IF_NAMESIZE];
-	uint32_t len = sizeof(li);
-	bool xdp = false;
-	int fd, err;
+	char path[RT_PATH_MAX];
+	uint32_t len = sizeof(li), key = g->ifindex;
+	struct xf_link l;
+	int err;
 
-	err = rt_link_pin_path(path, sizeof(path), ifindex);
+	g->link_fd = -1;
+	err = rt_link_pin_path(path, sizeof(path), g->ifindex);
 	if (err)
 		return err;
-	fd = bpf_obj_get(path);
-	if (fd >= 0) {
-		xdp = !bpf_link_get_info_by_fd(fd, &li, &len) && li.type == BPF_LINK_TYPE_XDP;
-		close(fd);
+	g->link_fd = bpf_obj_get(path);
+	if (g->link_fd < 0 && errno != ENOENT)
+		return -errno;
+	if (g->link_fd >= 0) {
+		if (bpf_link_get_info_by_fd(g->link_fd, &li, &len))
+			return -errno;
+		g->xdp = li.type == BPF_LINK_TYPE_XDP;
+	}
+	if (!xf_link_get(nl, NULL, g->ifindex, &l)) {
+		memcpy(g->name, l.name, sizeof(g->name));
+		g->xdp_flags = l.xdp.mode == XF_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
+	}
+	if (in->fd[RT_MAP_IFCFG] < 0)
+		return 0;
+	if (!bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &g->cfg))
+		g->has_cfg = true;
+	else if (errno != ENOENT)
+		return -errno;
+	if (!bpf_map_lookup_elem(in->fd[RT_MAP_TX], &key, &g->tx))
+		g->has_tx = true;
+	else if (errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/* Unpin g's link (the kernel detaches the program when the last holder,
+ * our fd, closes it) and take it out of the maps. */
+static int rt_detach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g)
+{
+	char path[RT_PATH_MAX];
+	uint32_t key = g->ifindex;
+	int err;
+
+	err = rt_link_pin_path(path, sizeof(path), g->ifindex);
+	if (err)
+		return err;
+	if (g->xdp && g->name[0]) {
+		/* Leave the chain first: if that fails, nothing has changed. */
+		err = xf_chain_del(nl, g->name, "route");
+		if (err)
+			return err;
+		g->left_chain = true;
 	}
 	if (unlink(path) && errno != ENOENT)
 		return -errno;
+	g->unpinned = true;
 	path[strlen(path) - strlen("/route")] = '\0';
-	if (xdp) {
-		/* Leave the chain; with the interface gone, the chain's pins go
-		 * too, as "detach all" promises. */
-		if (if_indextoname(ifindex, name))
-			err = xf_chain_del(nl, name, "route");
-		else
-			xf_pin_rmtree(path);
-	}
+	/* With the interface gone, the chain's pins go too, as "detach all"
+	 * promises. */
+	if (g->xdp && !g->name[0])
+		xf_pin_rmtree(path);
 	rmdir(path);
-	if (in->fd[RT_MAP_TX] >= 0) {
-		bpf_map_delete_elem(in->fd[RT_MAP_TX], &ifindex);
-		bpf_map_delete_elem(in->fd[RT_MAP_IFCFG], &ifindex);
+	if (g->name[0])
+		xf_chain_tidy(nl, g->name);
+	if (g->has_tx) {
+		if (bpf_map_delete_elem(in->fd[RT_MAP_TX], &key) && errno != ENOENT)
+			return -errno;
+		g->tx_gone = true;
 	}
-	return err;
+	if (g->has_cfg) {
+		if (bpf_map_delete_elem(in->fd[RT_MAP_IFCFG], &key) && errno != ENOENT)
+			return -errno;
+		g->cfg_gone = true;
+	}
+	return 0;
+}
+
+/* Put back what rt_detach_one took: entries, chain membership, the pin. */
+static void rt_undetach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g)
+{
+	char path[RT_PATH_MAX], dir[RT_PATH_MAX];
+	uint32_t key = g->ifindex;
+	int fd = g->link_fd, err = 0;
+
+	if (g->cfg_gone)
+		bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &g->cfg, BPF_ANY);
+	if (g->tx_gone)
+		bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &g->tx, BPF_ANY);
+	if (g->left_chain) {
+		struct rt_dev d = { .name = g->name, .xdp_flags = g->xdp_flags };
+
+		fd = rt_chain_join(nl, &d);
+	}
+	if (g->unpinned && fd >= 0) {
+		err = xf_pin_path(dir, sizeof(dir), g->ifindex, NULL) ?: xf_pin_mkdir(dir) ?:
+		      rt_link_pin_path(path, sizeof(path), g->ifindex);
+		if (!err && bpf_obj_pin(fd, path))
+			err = -errno;
+	}
+	if (fd < 0 || err)
+		fprintf(stderr, "Error: cannot put %s back in the forwarding set: %s.\n",
+			g->name[0] ? g->name : "an interface", strerror(fd < 0 ? -fd : -err));
+	if (fd >= 0 && fd != g->link_fd)
+		close(fd);
 }
 
 int rt_pinned_ifindexes(int *out, int max)
@@ -591,9 +709,63 @@ int rt_pinned_ifindexes(int *out, int max)
 	return n;
 }
 
+/* Remove the pins and object copies of interfaces that have gone: their
+ * links are dead, and no command can name them any more. */
+static void rt_sweep_gone(void)
+{
+	char dir[RT_PATH_MAX], path[RT_PATH_MAX + 32], name[IF_NAMESIZE];
+	uint64_t ns;
+	struct dirent *e;
+	int ifindex;
+	DIR *d;
+
+	char run[RT_PATH_MAX];
+	int pass;
+
+	if (xf_pin_path(dir, sizeof(dir), 0, NULL) || xf_netns_id(&ns))
+		return;
+	snprintf(run, sizeof(run), "%s/ns%llu", XF_CHAIN_RUN_DIR, (unsigned long long)ns);
+	/* Both trees: the pins may be gone already and the copies not. */
+	for (pass = 0; pass < 2; pass++) {
+		d = opendir(pass ? run : dir);
+		if (!d)
+			continue;
+		while ((e = readdir(d))) {
+			ifindex = atoi(e->d_name);
+			if (ifindex <= 0 || if_indextoname(ifindex, name))
+				continue;
+			snprintf(path, sizeof(path), "%s/%d", dir, ifindex);
+			xf_pin_rmtree(path);
+			snprintf(path, sizeof(path), "%s/%d", run, ifindex);
+			xf_pin_rmtree(path);
+		}
+		closedir(d);
+	}
+	xf_dir_prune(run, XF_CHAIN_RUN_DIR);
+	xf_dir_prune(dir, XF_PIN_ROOT);
+}
+
+/* Add to ifx[cnt] the members of the maps that are not in it. New count. */
+static int rt_add_unpinned(struct rt_inst *in, int *ifx, int cnt, int max)
+{
+	uint32_t key, next, *prev = NULL;
+	int i;
+
+	while (cnt < max && !bpf_map_get_next_key(in->fd[RT_MAP_IFCFG], prev, &next)) {
+		key = next;
+		prev = &key;
+		for (i = 0; i < cnt && ifx[i] != (int)key; i++)
+			;
+		if (i == cnt)
+			ifx[cnt++] = key;
+	}
+	return cnt;
+}
+
 int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 {
 	int ifx[RT_MAX_PINNED], i, cnt = 0, err = 0;
+	struct rt_gone *g;
 	struct rt_inst in;
 	struct xf_link l;
 
@@ -617,31 +789,74 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 		}
 	}
 	err = rt_inst_open(&in);
-	if (err && err != -ENOENT)
+	if (err && err != -ENOENT) {
+		fprintf(stderr, "Error: cannot open the route fast path in %s: %s.\n", in.dir,
+			strerror(-err));
 		return err;
-	/* No instance: only link pins (of a killed command) are left to clear. */
+	}
+	/* No instance: only link pins (of a killed command) are left to
+	 * clear. "all" also takes map entries without a link pin, left by a
+	 * killed command. */
+	if (all && in.fd[RT_MAP_IFCFG] >= 0)
+		cnt = rt_add_unpinned(&in, ifx, cnt, RT_MAX_PINNED);
+	g = calloc(cnt ?: 1, sizeof(*g));
+	if (!g) {
+		rt_inst_close(&in);
+		return -ENOMEM;
+	}
 	err = 0;
+	for (i = 0; i < cnt; i++)
+		g[i].link_fd = -1;
+	for (i = 0; i < cnt && !err; i++) {
+		g[i].ifindex = ifx[i];
+		err = rt_gone_read(nl, &in, &g[i]);
+		if (err)
+			fprintf(stderr, "Error: cannot read the route state of ifindex %d: %s.\n",
+				ifx[i], strerror(-err));
+	}
+	if (err)
+		goto out;
 	for (i = 0; i < cnt; i++) {
-		err = rt_detach_one(nl, &in, ifx[i]);
+		err = rt_detach_one(nl, &in, &g[i]);
 		if (err) {
-			fprintf(stderr, "Error: cannot detach ifindex %d: %s.\n", ifx[i],
-				strerror(-err));
+			fprintf(stderr, "Error: cannot detach %s: %s.\n",
+				g[i].name[0] ? g[i].name : "a gone interface", strerror(-err));
 			break;
 		}
+	}
+	if (err) {
+		for (; i >= 0; i--)
+			rt_undetach_one(nl, &in, &g[i]);
+		goto out;
 	}
 	if (in.fd[RT_MAP_IFCFG] >= 0) {
 		uint32_t key;
 
 		/* The last member gone: the instance goes too. */
-		if (bpf_map_get_next_key(in.fd[RT_MAP_IFCFG], NULL, &key) && !err &&
+		if (bpf_map_get_next_key(in.fd[RT_MAP_IFCFG], NULL, &key) &&
 		    !rt_pinned_ifindexes(ifx, 1)) {
 			xf_pin_rmtree(in.dir);
 			in.dir[strlen(in.dir) - strlen("/route")] = '\0';
 			rmdir(in.dir);
+		} else if ((err = rt_refresh(&in))) {
+			/* The detach is done; only the others' flags may be old. */
+			fprintf(stderr, "Warning: cannot refresh the forwarding set: %s.\n",
+				strerror(-err));
+			err = 0;
 		}
-		else if (!err)
-			err = rt_refresh(&in);
 	}
+	/* "all" also takes what gone interfaces and deleted namespaces left
+	 * behind. */
+	if (all) {
+		xf_redirect_sweep();
+		rt_sweep_gone();
+		xf_pin_gc();
+	}
+out:
+	for (i = 0; i < cnt; i++)
+		if (g[i].link_fd >= 0)
+			close(g[i].link_fd);
+	free(g);
 	rt_inst_close(&in);
 	return err;
 }

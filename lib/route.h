@@ -62,6 +62,9 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 /* Detach from n devices (all: every pin of this namespace, also of
  * interfaces that have gone). 0/-errno. */
 int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all);
+/* Remove the pins and copies of network namespaces that are gone (see
+ * route_gc.c). The count removed, or -errno. */
+int xf_pin_gc(void);
 /* Call cb for each attached interface (only ifindex when it is not 0). */
 int xf_route_list(struct xf_nl *nl, int ifindex,
 		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Pins of network namespaces that are gone. bpffs belongs to the mount
+ * namespace, so XF_PIN_ROOT/ns<cookie>/ outlives a deleted network
+ * namespace: its links are dead (their devices went with it) but its maps
+ * and programs stay pinned. "route detach all" collects them: a cookie
+ * that no live namespace has (none in /run/netns, none of any process) is
+ * dead. When one namespace cannot be identified, nothing is collected. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chain_state.h"
+#include "route.h"
+#include "xbpf.h"
+
+#define GC_MAX_NS 4096
+
+struct gc_live {
+	uint64_t cookie[GC_MAX_NS];
+	ino_t ino[GC_MAX_NS];
+	int n;
+	bool unsure;		/* a namespace we could not identify */
+};
+
+/* Identify the namespace at path (an nsfs file) by entering it. */
+static void gc_add(struct gc_live *lv, const char *path)
+{
+	struct stat st;
+	uint64_t c;
+	int fd, i;
+
+	if (stat(path, &st))
+		return;		/* gone meanwhile, or not a namespace */
+	for (i = 0; i < lv->n; i++)
+		if (lv->ino[i] == st.st_ino)
+			return;
+	if (lv->n == GC_MAX_NS) {
+		lv->unsure = true;
+		return;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET) || xf_netns_id(&c)) {
+		if (fd < 0 && errno == ENOENT)
+			return;
+		lv->unsure = true;
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	lv->ino[lv->n] = st.st_ino;
+	lv->cookie[lv->n++] = c;
+}
+
+static void gc_find_live(struct gc_live *lv)
+{
+	char path[300];
+	struct dirent *e;
+	DIR *d;
+
+	d = opendir("/run/netns");
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", e->d_name);
+		gc_add(lv, path);
+	}
+	if (d)
+		closedir(d);
+	d = opendir("/proc");
+	if (!d) {
+		lv->unsure = true;
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", e->d_name);
+		gc_add(lv, path);
+	}
+	closedir(d);
+}
+
+static bool gc_is_live(const struct gc_live *lv, uint64_t cookie)
+{
+	int i;
+
+	for (i = 0; i < lv->n; i++)
+		if (lv->cookie[i] == cookie)
+			return true;
+	return false;
+}
+
+/* Remove the ns<cookie> entries of dir whose cookie is dead. */
+static int gc_dir(const struct gc_live *lv, const char *top)
+{
+	char path[300], *end;
+	struct dirent *e;
+	uint64_t c;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(top);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "ns", 2))
+			continue;
+		c = strtoull(e->d_name + 2, &end, 10);
+		if (*end || end == e->d_name + 2 || gc_is_live(lv, c))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", top, e->d_name);
+		if (!xf_pin_rmtree(path))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int xf_pin_gc(void)
+{
+	struct gc_live *lv;
+	int self, n = 0;
+
+	if (access(XF_PIN_ROOT, F_OK) && access(XF_CHAIN_RUN_DIR, F_OK))
+		return 0;
+	lv = calloc(1, sizeof(*lv));
+	if (!lv)
+		return -ENOMEM;
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0) {
+		free(lv);
+		return -errno;
+	}
+	gc_find_live(lv);
+	if (setns(self, CLONE_NEWNET)) {
+		/* Without our own namespace back, nothing else can be right. */
+		fprintf(stderr, "Error: cannot return to the network namespace: %s.\n",
+			strerror(errno));
+		close(self);
+		free(lv);
+		return -EIO;
+	}
+	close(self);
+	if (!lv->unsure)
+		n = gc_dir(lv, XF_PIN_ROOT) + gc_dir(lv, XF_CHAIN_RUN_DIR);
+	free(lv);
+	return n;
+}

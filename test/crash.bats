@@ -1,0 +1,134 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Crash safety: xfwd is killed with SIGKILL in the middle of attach, detach
+# and chain rebuilds, 100 times in all, at kernel calls spread over each
+# command (XFWD_FAULT=kill:N, deterministic), plus a few at random times.
+# After each kill: show agrees with the kernel, h1 still reaches h2 (the
+# old or the new configuration forwards), the same command run again works
+# (or says the work is done), and its undo leaves nothing behind.
+bats_require_minimum_version 1.8.2
+# bats file_tags=root
+
+load helpers/common
+load helpers/route
+load helpers/fault
+
+setup_file() {
+	_need_root
+	[[ -e $PROGS/count.bpf.o && -e $PROGS/pass.bpf.o ]] || {
+		echo "# test programs missing: make check builds them" >&3
+		return 1
+	}
+}
+
+setup() {
+	_common_setup
+	fault_setup
+	gro_on
+	ping6 1 "$XF_H2_IP6" -q >/dev/null
+}
+
+teardown() {
+	fault_teardown
+}
+
+# The programs xfwd's show reports on r1 equal those the kernel runs there.
+consistent() {
+	local shown kern
+	shown=$(printf 'route show\nchain show\nredirect show\n' | xt -j -b - |
+		jq -sc '[.[0].interfaces[].prog_id, .[1].interfaces[].prog_id,
+			 .[2].rules[].prog_id] | map(select(. != null)) | unique') || return
+	kern=$(ip netns exec "$XF_NS_R1" bpftool -j net show |
+		jq -c '[.[0].xdp[].id, .[0].tc[].prog_id] | unique') || return
+	[[ $shown == "$kern" ]] || {
+		echo "show says $shown, the kernel runs $kern" >&2
+		return 1
+	}
+}
+
+# calls CMD...: how many kernel calls CMD makes (it is run).
+calls() {
+	local out
+	out=$(XFWD_FAULT=count xt "$@" 2>&1) || { echo "$out" >&2; return 1; }
+	[[ $out =~ fault:\ ([0-9]+)\ kernel\ calls ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# after_kill WHAT: the checks after xfwd died.
+after_kill() {
+	consistent || fail "$1: show and the kernel disagree"
+	in_h1 ping -c 1 -W 2 -q "$XF_H2_IP4" >/dev/null || fail "$1: h1 cannot reach h2"
+}
+
+# kill_loop KILLS UNDO AGAIN -- CMD...: KILLS kills of xfwd CMD at calls
+# spread from the first to the last it makes. After each: after_kill, CMD
+# again (exit 0, or exit 1 with an error matching AGAIN, "work done"),
+# after_kill, UNDO (exit 0), after_kill.
+kill_loop() {
+	local kills=$1 undo=$2 again=$3 k n j rc out
+	shift 4
+	local k2
+	# Twice: the first run after a fresh start may make more calls.
+	k=$(calls "$@") || fail "clean run of $* failed"
+	# shellcheck disable=SC2086
+	xt $undo || fail "undo $undo failed"
+	k2=$(calls "$@") || fail "clean run of $* failed"
+	# shellcheck disable=SC2086
+	xt $undo || fail "undo $undo failed"
+	((k2 > k)) || k=$k2
+	for ((j = 0; j < kills; j++)); do
+		n=$((1 + j * (k - 1) / (kills - 1)))
+		rc=0
+		out=$(XFWD_FAULT=kill:$n xt "$@" 2>&1) || rc=$?
+		if ((rc == 0)) && [[ $out =~ fault:\ ([0-9]+)\ kernel\ calls ]]; then
+			# Fewer calls this time (state left by an earlier kill
+			# is reused): kill it at its last.
+			# shellcheck disable=SC2086
+			xt $undo >/dev/null || fail "undo $undo failed"
+			n=${BASH_REMATCH[1]}
+			rc=0
+			out=$(XFWD_FAULT=kill:$n xt "$@" 2>&1) || rc=$?
+		fi
+		((rc == 137)) || fail "$* at kill:$n: exit $rc, not killed: $out"
+		after_kill "$* killed at call $n"
+		rc=0
+		out=$(xt "$@" 2>&1) || rc=$?
+		((rc == 0)) || [[ $rc -lt 3 && -n $again && $out =~ $again ]] ||
+			fail "$* again after kill:$n: exit $rc: $out"
+		after_kill "$* again after kill:$n"
+		# shellcheck disable=SC2086
+		out=$(xt $undo 2>&1) || fail "undo $undo after kill:$n: $out"
+		after_kill "undo after kill:$n"
+	done
+	echo "crash: $* : $kills kills survived (of $k calls)" >>"$FAULT_LOG"
+	echo "# $*: $kills kills at calls 1..$k survived" >&3
+}
+
+@test "route attach, hook tc and hook xdp, killed at 40 points" {
+	kill_loop 20 "route detach all" "already in the forwarding set" -- \
+		route attach dev veth1 dev veth2 hook tc
+	kill_loop 20 "route detach all" "already in the forwarding set" -- \
+		route attach dev veth1 dev veth2 hook xdp
+	run -0 xt route show
+	assert_output ""
+	[[ ! -e $PIN_DIR ]] || fail "pins left: $(find "$PIN_DIR")"
+}
+
+@test "route detach, hook tc and hook xdp, killed at 30 points" {
+	xt route attach dev veth1 dev veth2 hook tc
+	kill_loop 15 "route attach dev veth1 dev veth2 hook tc" "" -- route detach all
+	xt route detach all
+	xt route attach dev veth1 dev veth2 hook xdp
+	kill_loop 15 "route attach dev veth1 dev veth2 hook xdp" "" -- route detach all
+}
+
+@test "chain rebuilds (add, del, order) killed at 30 points; leftover copies are reused or cleaned" {
+	xt chain add dev veth1 obj "$PROGS/count.bpf.o" name a
+	kill_loop 10 "chain del dev veth1 name b" "already has a member" -- \
+		chain add dev veth1 obj "$PROGS/pass.bpf.o" name b
+	xt chain add dev veth1 obj "$PROGS/pass.bpf.o" name b
+	kill_loop 10 "chain order dev veth1 a b" "" -- chain order dev veth1 b a
+	kill_loop 10 "chain add dev veth1 obj $PROGS/pass.bpf.o name b" "no member" -- \
+		chain del dev veth1 name b
+	xt chain del dev veth1 all
+	[[ ! -e $RUN_DIR ]] || fail "copies left: $(find "$RUN_DIR")"
+}

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of the reliability suites (txn, concurrency, crash, envfault):
+# r1's whole state as xfwd, the kernel and the pin tree see it, and the
+# XFWD_FAULT loop. Needs helpers/common and helpers/route.
+
+PROGS="$BATS_TEST_DIRNAME/../build/test/progs"
+# Every xfwd of these suites is bounded: a hang fails the test.
+XF_TIMEOUT=${XF_TIMEOUT:-20}
+# Figures for the closing report: one line per command, appended.
+FAULT_LOG=${FAULT_LOG:-$BATS_RUN_TMPDIR/fault-figures}
+
+# xt ARGS...: xfwd in r1, bounded in time.
+xt() { timeout -k 2 "$XF_TIMEOUT" xfwd -n "$XF_NS_R1" "$@"; }
+
+# fault_setup: topology and the paths of r1's pins and object copies.
+fault_setup() {
+	topo_create
+	PIN_DIR=$(pin_dir)
+	RUN_DIR=/run/xfwd/${PIN_DIR##*/}
+	ping4 1 "$XF_H2_IP4" -q >/dev/null
+}
+
+# fault_teardown: everything xfwd made in r1, then the namespaces. Pins
+# left behind are removed and fail the test.
+fault_teardown() {
+	local left=0 d
+	[[ -n ${XF_NS_R1:-} ]] || return 0
+	xt route detach all >/dev/null 2>&1 || true
+	for d in veth1 veth2; do
+		xt redirect del dev "$d" all >/dev/null 2>&1 || true
+		xt chain del dev "$d" all >/dev/null 2>&1 || true
+	done
+	for d in "${PIN_DIR:-}" "${RUN_DIR:-}"; do
+		if [[ -n $d && -e $d ]]; then
+			echo "# left behind: $(find "$d" | tr '\n' ' ')" >&3
+			rm -rf "$d"
+			left=1
+		fi
+	done
+	topo_destroy
+	((!left))
+}
+
+# sed: xfwd's show -j output without counters (they move with the
+# namespace's own traffic: neighbour discovery, MLD). sed, not jq: this
+# runs once per injected fault, and jq's start costs ten times more.
+_SED_CTRS='s/"(aborted|drop|pass|tx|redirect|other|packets|bytes|forwarded|forwarded_bytes|passed|passed_bytes)":[0-9]+,?//g; s/"pass_reasons":\[[^]]*\],?//g; s/,}/}/g'
+# ... and without what changes whenever an object is made again.
+_SED_IDS='s/"[a-z_]*id":[0-9]+,?//g; s/,}/}/g'
+
+# snap: r1's state, one text a diff can compare: xfwd's view, the kernel's
+# (links with their XDP program ids, bpftool net with tcx program ids, tc),
+# the pin tree and the object copies. Ids are kept: a command that failed
+# must not have replaced anything.
+snap() {
+	printf 'route show\nchain show\nredirect show\n' | xt -j -b - | sed -E "$_SED_CTRS"
+	ip -n "$XF_NS_R1" -d link show
+	ip netns exec "$XF_NS_R1" bpftool net show
+	printf '%s\n' "qdisc show dev veth1" "filter show dev veth1 ingress" \
+		"filter show dev veth1 egress" "qdisc show dev veth2" \
+		"filter show dev veth2 ingress" "filter show dev veth2 egress" |
+		tc -n "$XF_NS_R1" -b -
+	find "$PIN_DIR" "$RUN_DIR" -printf '%p %y %m %s\n' 2>/dev/null | sort
+	[[ ! -d $RUN_DIR ]] || find "$RUN_DIR" -type f -exec md5sum {} + | sort
+}
+
+# The same without ids: for comparing two runs that both succeeded.
+snap_norm() {
+	printf 'route show\nchain show\nredirect show\n' | xt -j -b - |
+		sed -E "$_SED_CTRS; $_SED_IDS"
+	(cd "$PIN_DIR" 2>/dev/null && find . | sort) || true
+	(cd "$RUN_DIR" 2>/dev/null && find . | sort) || true
+}
+
+# fault_loop UNDO -- CMD...: run xfwd CMD in r1 with XFWD_FAULT=fail:N for
+# N = 1, 2, ... until it succeeds without reaching N. After every failure
+# r1's state must equal the state before (snap, ids and all); a run that
+# succeeded although call N failed (a failure xfwd may ignore) must equal
+# a clean run, and is undone with UNDO (a command line, for xt). Leaves the
+# command done, and the count of faults injected in FAULTS.
+fault_loop() {
+	local undo=$1 n=1 rc out tol=0
+	shift 2
+	local before="$BATS_TEST_TMPDIR/before" after="$BATS_TEST_TMPDIR/after"
+	local want="$BATS_TEST_TMPDIR/want"
+	# The clean run first, for what success looks like.
+	xt "$@" || fail "clean run of \"$*\" failed"
+	snap_norm >"$want"
+	# shellcheck disable=SC2086
+	xt $undo || fail "undo \"$undo\" failed"
+	snap >"$before"
+	for ((n = 1; n < 2000; n++)); do
+		rc=0
+		out=$(XFWD_FAULT=fail:$n xt "$@" 2>&1) || rc=$?
+		if [[ $out != *"fault: failing kernel call $n "* ]]; then
+			((rc == 0)) || fail "\"$*\" failed with no fault at $n: $out"
+			break
+		fi
+		((rc != 124 && rc < 128)) || fail "\"$*\" hung or crashed at fault $n (rc $rc): $out"
+		if ((rc == 0)); then
+			tol=$((tol + 1))
+			snap_norm >"$after"
+			diff -u "$want" "$after" >&2 ||
+				fail "\"$*\" succeeded past fault $n but not as a clean run: $out"
+			# shellcheck disable=SC2086
+			xt $undo >/dev/null || fail "undo \"$undo\" after fault $n failed"
+			snap >"$before"
+			continue
+		fi
+		[[ $out == *Error:* ]] || fail "\"$*\" failed at fault $n without an Error line: $out"
+		snap >"$after"
+		diff -u "$before" "$after" >&2 ||
+			fail "\"$*\" failed at fault $n (rc $rc) and changed r1: $out"
+	done
+	FAULTS=$((n - 1))
+	echo "txn: $* : $FAULTS faults injected ($tol tolerated), all rolled back" >>"$FAULT_LOG"
+	echo "# $*: $FAULTS faults injected, $tol tolerated" >&3
+}

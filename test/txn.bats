@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Transactions: every command that changes several things completes or
+# leaves r1 exactly as before. XFWD_FAULT=fail:N fails xfwd's Nth kernel
+# call (bpf(2) or netlink request); each command is run with N = 1, 2, ...
+# until it succeeds without reaching N, and after each failure r1's state
+# (xfwd's show, ip link, bpftool net, tc, the pin tree with its kernel ids
+# and /run/xfwd) must be what it was before (helpers/fault.bash).
+bats_require_minimum_version 1.8.2
+# bats file_tags=root
+
+load helpers/common
+load helpers/route
+load helpers/fault
+
+setup_file() {
+	_need_root
+	[[ -e $PROGS/count.bpf.o && -e $PROGS/pass.bpf.o ]] || {
+		echo "# test programs missing: make check builds them" >&3
+		return 1
+	}
+}
+
+setup() {
+	_common_setup
+	fault_setup
+}
+
+teardown() {
+	fault_teardown
+}
+
+@test "XFWD_FAULT: a bad value is a usage error; fail:N names the call it failed" {
+	run -2 --separate-stderr env XFWD_FAULT=fail:x xfwd route show
+	assert_equal "$stderr" 'Error: invalid value "fail:x" for XFWD_FAULT.'
+	run -2 env XFWD_FAULT=0 xfwd route show
+	run -2 env XFWD_FAULT=kill:3:5 xfwd route show
+	XFWD_FAULT=fail:1:16 run -1 --separate-stderr xt route attach dev veth1 hook tc
+	[[ $stderr == "xfwd: fault: failing kernel call 1 ("*"): Device or resource busy"* ]]
+	XFWD_FAULT=count run -0 --separate-stderr xt route show
+	[[ $stderr =~ fault:\ [1-9][0-9]*\ kernel\ calls ]]
+}
+
+@test "route attach of two devices, hook tc: every step rolls back" {
+	fault_loop "route detach all" -- route attach dev veth1 dev veth2 hook tc
+	((FAULTS > 20))
+}
+
+@test "route attach of two devices, hook xdp (through the chain layer): every step rolls back" {
+	gro_on
+	fault_loop "route detach all" -- route attach dev veth1 dev veth2 hook xdp
+	((FAULTS > 20))
+}
+
+@test "route attach of a second device next to an attached one: every step rolls back" {
+	xt route attach dev veth1 hook tc
+	fault_loop "route detach dev veth2" -- route attach dev veth2 hook tc
+}
+
+@test "route detach of two devices: every step rolls back" {
+	xt route attach dev veth1 dev veth2 hook tc
+	fault_loop "route attach dev veth1 dev veth2 hook tc" -- route detach dev veth1 dev veth2
+}
+
+@test "chain add, the first member and a second one: every step rolls back" {
+	fault_loop "chain del dev veth1 all" -- chain add dev veth1 obj "$PROGS/count.bpf.o" name a
+	fault_loop "chain del dev veth1 name b" -- chain add dev veth1 obj "$PROGS/pass.bpf.o" name b
+}
+
+@test "chain del, order and set on a chain of three: every step rolls back" {
+	xt chain add dev veth1 obj "$PROGS/count.bpf.o" name a
+	xt chain add dev veth1 obj "$PROGS/pass.bpf.o" name b
+	xt chain add dev veth1 obj "$PROGS/count.bpf.o" name c
+	fault_loop "chain order dev veth1 a b c" -- chain order dev veth1 c a b
+	# c a b now.
+	fault_loop "chain add dev veth1 obj $PROGS/pass.bpf.o name b after a" -- \
+		chain del dev veth1 name b
+	# c a now: c skips a.
+	fault_loop "chain set dev veth1 name c on pass next" -- \
+		chain set dev veth1 name c on pass goto a
+}
+
+@test "redirect add and del, tcx: every step rolls back" {
+	fault_loop "redirect del dev veth1 all" -- redirect add dev veth1 to veth2
+	xt redirect add dev veth1 match 198.18.9.0/24 to veth2
+	fault_loop "redirect del dev veth1 match 198.18.7.0/24" -- \
+		redirect add dev veth1 match 198.18.7.0/24 to veth2
+	fault_loop "redirect add dev veth1 match 198.18.9.0/24 to veth2" -- \
+		redirect del dev veth1 match 198.18.9.0/24
+}
+
+@test "redirect add and del, cls_bpf on clsact: every netlink step rolls back" {
+	export XFWD_TC_MODE=clsact
+	fault_loop "redirect del dev veth1 all" -- redirect add dev veth1 egress to veth2
+	fault_loop "redirect add dev veth1 egress to veth2" -- redirect del dev veth1 egress
+}
+
+@test "redirect add, hook xdp (through the chain layer): every step rolls back" {
+	gro_on
+	fault_loop "redirect del dev veth1 all" -- redirect add dev veth1 to veth2 hook xdp
+}
