@@ -433,6 +433,15 @@ static void rt_undo_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d)
 		bpf_map_delete_elem(in->fd[RT_MAP_IFCFG], &key);
 }
 
+/* tcx came with Linux 6.6: an older kernel does not know its attach type
+ * and refuses even the query with EINVAL. */
+static bool rt_has_tcx(int ifindex)
+{
+	LIBBPF_OPTS(bpf_prog_query_opts, q);
+
+	return bpf_prog_query_opts(ifindex, BPF_TCX_INGRESS, &q) != -EINVAL;
+}
+
 static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_attach_opts *o,
 		      const char **why)
 {
@@ -455,6 +464,15 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	*why = NULL;
 	if (d->hook == XF_HOOK_AUTO)
 		*why = rt_hook_why(d->l.kind, features, &d->hook);
+	if (d->hook == XF_HOOK_TC && !rt_has_tcx(d->l.ifindex)) {
+		if (o->hook != XF_HOOK_AUTO) {
+			fprintf(stderr, "Error: hook tc needs tcx (Linux 6.6 or later), "
+				"which this kernel lacks; use hook xdp.\n");
+			return -EOPNOTSUPP;
+		}
+		d->hook = XF_HOOK_XDP;
+		*why = "auto: no tcx in this kernel";
+	}
 	d->xdp_flags = 0;
 	if (d->hook == XF_HOOK_XDP) {
 		enum xf_xdp_attach m = o->mode;

@@ -21,3 +21,35 @@ _need_root() {
 	[[ $EUID -eq 0 ]] || skip "needs root"
 }
 
+
+# kernel_lacks KEY: the running kernel lacks the feature KEY (a key of
+# "xfwd feature"), as known from outside xfwd's probes: the kernels xfwd is
+# tested on (test/vm: Debian's 7.2 and 6.1; this machine's 6.18) are
+# listed here. For another kernel XF_KERNEL_LACKS names what it lacks
+# (e.g. "" for a bpf-next kernel with everything); failing that, the
+# probes' own answer is taken.
+kernel_lacks() {
+	local lacks
+	if [[ -n ${XF_KERNEL_LACKS+set} ]]; then
+		lacks=$XF_KERNEL_LACKS
+	else
+		case $(uname -r) in
+		6.1.*) lacks="tcx netkit fib_mark peer_egress" ;;
+		7.2.*) lacks="peer_egress" ;;
+		6.18.*) lacks="netkit freplace peer_egress" ;;
+		*)
+			[[ $("$BATS_TEST_DIRNAME/../build/xfwd" -j feature |
+				jq -r ".kernel.$1.supported") == false ]]
+			return
+			;;
+		esac
+	fi
+	[[ " $lacks " == *" $1 "* ]]
+}
+
+# vm_scale N: N, divided by XF_VM_SCALE under emulation (at least 1):
+# traffic volumes the tests send.
+vm_scale() {
+	local n=$(($1 / ${XF_VM_SCALE:-1}))
+	echo $((n > 0 ? n : 1))
+}

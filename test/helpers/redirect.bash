@@ -77,8 +77,11 @@ rx() {
 
 # tc_mode tcx|cls_bpf: the attachment path xfwd takes from now on, and
 # what "redirect show" must say (ATTACH).
+# Where the kernel has no tcx (before 6.6) xfwd falls back to cls_bpf by
+# itself: that is what "tcx" then means.
 tc_mode() {
 	ATTACH=$1
+	[[ $1 != tcx ]] || ATTACH=$TC_AUTO
 	if [[ $1 == cls_bpf ]]; then
 		export XFWD_TC_MODE=clsact
 	else
@@ -158,3 +161,9 @@ capture() {
 	BG_PIDS+=($!)
 	wait_until 5 test -e "$4.ready"
 }
+
+# The tc attachment xfwd picks by itself on this kernel.
+TC_AUTO=tcx
+if kernel_lacks tcx; then
+	TC_AUTO=cls_bpf
+fi

@@ -167,6 +167,11 @@ static int setup(const char *proj)
 			return -errno;
 		}
 	}
+	/* What udev would add: bash's process substitution needs /dev/fd. */
+	symlink("/proc/self/fd", NEWROOT "/dev/fd");
+	symlink("/proc/self/fd/0", NEWROOT "/dev/stdin");
+	symlink("/proc/self/fd/1", NEWROOT "/dev/stdout");
+	symlink("/proc/self/fd/2", NEWROOT "/dev/stderr");
 	if (chroot(NEWROOT) || chdir(proj)) {
 		say("enter", proj, errno);
 		return -errno;
