@@ -595,6 +595,13 @@ int xf_probe_iface_link(const struct xf_link *l, struct xf_iface_features *f)
 	return 0;
 }
 
+bool xf_tcx_available(int ifindex)
+{
+	LIBBPF_OPTS(bpf_prog_query_opts, q);
+
+	return bpf_prog_query_opts(ifindex, BPF_TCX_INGRESS, &q) != -EINVAL;
+}
+
 int xf_probe_iface(struct xf_nl *nl, int ifindex, struct xf_iface_features *f)
 {
 	struct xf_link l;

@@ -348,7 +348,7 @@ static int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int 
 		if (fd < 0)
 			return fd;
 		*how = RD_XDP;
-	} else if (!rd_force_clsact()) {
+	} else if (!rd_force_clsact() && xf_tcx_available(ifindex)) {
 		fd = bpf_link_create(in->fd[ing ? RD_PROG_ING : RD_PROG_EGR], ifindex,
 				     ing ? BPF_TCX_INGRESS : BPF_TCX_EGRESS, &lo);
 		if (fd < 0) {

@@ -18,6 +18,7 @@
 
 #include "nl_link.h"
 #include "nl_tc.h"
+#include "probe.h"
 #include "route.h"
 #include "route_pin.h"
 #include "xbpf.h"
@@ -433,15 +434,6 @@ static void rt_undo_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d)
 		bpf_map_delete_elem(in->fd[RT_MAP_IFCFG], &key);
 }
 
-/* tcx came with Linux 6.6: an older kernel does not know its attach type
- * and refuses even the query with EINVAL. */
-static bool rt_has_tcx(int ifindex)
-{
-	LIBBPF_OPTS(bpf_prog_query_opts, q);
-
-	return bpf_prog_query_opts(ifindex, BPF_TCX_INGRESS, &q) != -EINVAL;
-}
-
 static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_attach_opts *o,
 		      const char **why)
 {
@@ -464,7 +456,7 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	*why = NULL;
 	if (d->hook == XF_HOOK_AUTO)
 		*why = rt_hook_why(d->l.kind, features, &d->hook);
-	if (d->hook == XF_HOOK_TC && !rt_has_tcx(d->l.ifindex)) {
+	if (d->hook == XF_HOOK_TC && !xf_tcx_available(d->l.ifindex)) {
 		if (o->hook != XF_HOOK_AUTO) {
 			fprintf(stderr, "Error: hook tc needs tcx (Linux 6.6 or later), "
 				"which this kernel lacks; use hook xdp.\n");
