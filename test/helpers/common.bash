@@ -47,9 +47,8 @@ kernel_lacks() {
 	[[ " $lacks " == *" $1 "* ]]
 }
 
-# vm_scale N: N, divided by XF_VM_SCALE under emulation (at least 1):
-# traffic volumes the tests send.
-vm_scale() {
-	local n=$(($1 / ${XF_VM_SCALE:-1}))
-	echo $((n > 0 ? n : 1))
+# vm_time SECONDS: a time limit, times XF_VM_SLOW under emulation (make
+# check-kernels), where a python3 with scapy takes seconds to start.
+vm_time() {
+	echo $(($1 * ${XF_VM_SLOW:-1}))
 }

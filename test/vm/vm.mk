@@ -5,8 +5,8 @@
 #   make check-kernels KERNELS=bookworm  one of them
 #   make check-kernels KERNEL=path/to/bzImage MODULES=dir   your own
 #
-# The suites and the volume of their traffic are scaled for software
-# emulation (XF_VM_SCALE, read by the tests).
+# Under software emulation the tests stretch their time limits
+# (XF_VM_SLOW, read by vm_time in test/helpers/common.bash).
 
 VM_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats
 KERNELS ?= sid bookworm
