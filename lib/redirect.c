@@ -452,6 +452,12 @@ static int rd_validate(struct xf_nl *nl, const char *dev, const struct xf_redire
 			fprintf(stderr, "Error: hook xdp sees only ingress.\n");
 			return -XF_EUSAGE;
 		}
+		if (!xf_xdp_features_reported()) {
+			fprintf(stderr, "Error: hook xdp needs the kernel to report XDP features "
+				"(Linux 6.3) to tell whether %s takes XDP frames; this kernel "
+				"does not.\n", r->target);
+			return -EOPNOTSUPP;
+		}
 		if (bpf_xdp_query(tl->ifindex, 0, &q) ||
 		    !(q.feature_flags & NETDEV_XDP_ACT_NDO_XMIT)) {
 			fprintf(stderr, "Error: %s cannot take XDP frames now (no ndo_xmit%s); the "

@@ -163,7 +163,11 @@ const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook)
 /* Whether frames redirected by XDP into ifindex are delivered, not dropped. */
 static bool rt_xdp_xmit_ok(int ifindex)
 {
-	return rt_xdp_features(ifindex) & NETDEV_XDP_ACT_NDO_XMIT;
+	/* A kernel that does not report XDP features shows no native XDP
+	 * either: every member is in generic mode, whose redirects need no
+	 * ndo_xmit and reach any device. */
+	return !xf_xdp_features_reported() ||
+	       rt_xdp_features(ifindex) & NETDEV_XDP_ACT_NDO_XMIT;
 }
 
 /* Re-read what can change under us for every member: whether it takes XDP
