@@ -512,8 +512,24 @@ lpm_rules() {
 
 # --- 8. XDP ---------------------------------------------------------------------------
 
+# xdp_refused: on a kernel that does not report XDP features (6.1), hook
+# xdp cannot tell whether a target takes XDP frames: refused with the
+# reason, nothing changes.
+xdp_refused() {
+	run -1 --separate-stderr xr redirect add dev veth1 to veth2 hook xdp
+	assert_output ""
+	assert_equal "$stderr" "Error: hook xdp needs the kernel to report XDP features (Linux 6.3) to tell whether veth2 takes XDP frames; this kernel does not."
+	run -0 no_state veth1 veth2
+	run -0 xr -j redirect show
+	assert_output '{"rules":[]}'
+}
+
 @test "hook xdp: mode egress cables veth1 and veth2 through a device map" {
 	local in4
+	if kernel_lacks xdp_features; then
+		xdp_refused
+		return
+	fi
 	# The targets' peers need GRO to take XDP frames (environment.md).
 	in_h1 ethtool -K veth0 gro on >/dev/null
 	in_h2 ethtool -K veth0 gro on >/dev/null
@@ -539,6 +555,10 @@ lpm_rules() {
 }
 
 @test "hook xdp: a target that cannot take XDP frames is refused, nothing changes" {
+	if kernel_lacks xdp_features; then
+		xdp_refused
+		return
+	fi
 	run -1 --separate-stderr xr redirect add dev veth1 to veth2 hook xdp
 	assert_output ""
 	assert_equal "$stderr" "Error: veth2 cannot take XDP frames now (no ndo_xmit: its peer needs an XDP program or GRO); the kernel would drop them."
@@ -755,6 +775,10 @@ veth2 $if2 egress $TC_AUTO 2001:2:0:1::/64 mirror veth1 null"
 
 @test "del all takes every rule, program, qdisc and pin away, on every path" {
 	local dev
+	if kernel_lacks xdp_features; then
+		xdp_refused
+		return
+	fi
 	in_h2 ethtool -K veth0 gro on >/dev/null
 	monitor mon mon0
 	run -0 xr redirect add dev veth1 to veth2 hook xdp

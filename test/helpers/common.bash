@@ -34,7 +34,9 @@ kernel_lacks() {
 		lacks=$XF_KERNEL_LACKS
 	else
 		case $(uname -r) in
-		6.1.*) lacks="tcx netkit fib_mark peer_egress" ;;
+		# xdp_features: no netdev genetlink family (6.3), so no device
+		# is known to run XDP natively or to take XDP frames.
+		6.1.*) lacks="tcx netkit fib_mark peer_egress xdp_features" ;;
 		7.2.*) lacks="peer_egress" ;;
 		6.18.*) lacks="netkit freplace peer_egress" ;;
 		*)
