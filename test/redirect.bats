@@ -348,7 +348,9 @@ mirror_copy() {
 # neighbours, no IPv6 on h1. Then the /24 comes and goes while h1 pings
 # 198.18.2.9 every 10 ms: each ping is either eaten by it or delivered.
 lpm_rules() {
-	local echo lost got sent=300 progs snk mon out=$BATS_TEST_TMPDIR/ping.out
+	local echo lost got sent progs snk mon out=$BATS_TEST_TMPDIR/ping.out
+	# Long enough for the add and del below, however slow they are.
+	sent=$(vm_slow 300)
 	tc_mode "$1"
 	monitor snk snk0
 	monitor mon mon0

@@ -49,8 +49,9 @@ kernel_lacks() {
 	[[ " $lacks " == *" $1 "* ]]
 }
 
-# vm_time SECONDS: a time limit, times XF_VM_SLOW under emulation (make
-# check-kernels), where a python3 with scapy takes seconds to start.
-vm_time() {
+# vm_slow N: N times XF_VM_SLOW under emulation (make check-kernels): time
+# limits (a python3 with scapy takes seconds to start there), and traffic
+# that must outlast the test's own slower steps.
+vm_slow() {
 	echo $(($1 * ${XF_VM_SLOW:-1}))
 }

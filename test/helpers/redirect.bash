@@ -157,9 +157,9 @@ no_state() {
 # once it is listening.
 capture() {
 	in_ns "$1" /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/mirror.py" capture \
-		"$2" "$3" "$(vm_time 5)" "$4" 3>&- &
+		"$2" "$3" "$(vm_slow 5)" "$4" 3>&- &
 	BG_PIDS+=($!)
-	wait_until "$(vm_time 5)" test -e "$4.ready"
+	wait_until "$(vm_slow 5)" test -e "$4.ready"
 }
 
 # The tc attachment xfwd picks by itself on this kernel.

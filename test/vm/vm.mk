@@ -6,7 +6,7 @@
 #   make check-kernels KERNEL=path/to/bzImage MODULES=dir   your own
 #
 # Under software emulation the tests stretch their time limits
-# (XF_VM_SLOW, read by vm_time in test/helpers/common.bash).
+# (XF_VM_SLOW, read by vm_slow in test/helpers/common.bash).
 
 VM_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats
 KERNELS ?= sid bookworm
