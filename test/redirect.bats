@@ -628,8 +628,13 @@ refused() {
 		add dev veth2 to veth1 mode ingress hook xdp
 	refused 2 'Error: hook xdp sees only ingress.' \
 		add dev veth2 egress to veth1 hook xdp
-	refused 2 'Error: veth1 ingress has rules on hook tc; delete them to change hook.' \
-		add dev veth1 match 198.18.3.0/24 to veth2 hook xdp
+	if kernel_lacks xdp_features; then
+		refused 1 'Error: hook xdp needs the kernel to report XDP features (Linux 6.3) to tell whether veth2 takes XDP frames; this kernel does not.' \
+			add dev veth1 match 198.18.3.0/24 to veth2 hook xdp
+	else
+		refused 2 'Error: veth1 ingress has rules on hook tc; delete them to change hook.' \
+			add dev veth1 match 198.18.3.0/24 to veth2 hook xdp
+	fi
 	refused 2 'Error: veth1 ingress already has a rule for 198.18.2.0/24; delete it first.' \
 		add dev veth1 match 198.18.2.0/24 to veth2
 	refused 2 'Error: veth1 ingress already has a rule for 198.18.2.0/24; delete it first.' \
