@@ -16,7 +16,7 @@ KERNELS ?= sid bookworm
 # hook tc.
 VM_CI_SUITES ?= test/feature.bats test/redirect.bats test/route.bats
 VM_CI_SID ?= kernel probe|every probe answers|egress flag|netkit|peer-egress refused.*\(tcx\)
-VM_CI_BOOKWORM ?= kernel probe|every probe answers|lacks them|netkit|cables.*\(tcx\)|peer delivers.*\(tcx\)|hook tc: IPv4 ping|hook auto on a veth
+VM_CI_BOOKWORM ?= kernel probe|every probe answers|lacks them|netkit|cables.*\(tcx\)|peer delivers.*\(tcx\)|hook (tc|xdp): IPv4 ping|hook auto on a veth|cannot take XDP frames
 
 .PHONY: check-kernels check-kernels-ci vm-tools
 
