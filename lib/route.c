@@ -475,6 +475,13 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 
 		if (m == XF_MODE_AUTO)
 			m = features & NETDEV_XDP_ACT_BASIC ? XF_MODE_NATIVE : XF_MODE_GENERIC;
+		/* Unknown features (before 6.3) keep every member generic:
+		 * rt_xdp_xmit_ok() counts on it. */
+		if (m == XF_MODE_NATIVE && !xf_xdp_features_reported()) {
+			fprintf(stderr, "Error: mode native needs the kernel to report XDP "
+				"features (Linux 6.3); this kernel does not: use mode generic.\n");
+			return -EOPNOTSUPP;
+		}
 		if (m == XF_MODE_NATIVE && !(features & NETDEV_XDP_ACT_BASIC)) {
 			fprintf(stderr, "Error: %s has no native XDP; use mode generic "
 				"or hook tc.\n", d->name);

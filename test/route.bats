@@ -632,6 +632,12 @@ malformed() {
 	ip -n "$XF_NS_H2" link set veth0 mtu 4000
 	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp mode native
 	assert_output ""
+	if kernel_lacks xdp_features; then
+		# No native XDP without XDP features (6.1): refused up front.
+		assert_equal "$stderr" "Error: mode native needs the kernel to report XDP features (Linux 6.3); this kernel does not: use mode generic."
+		run -0 no_hooks veth1 veth2
+		return
+	fi
 	[[ $stderr == "Error: cannot attach the chain to veth2: "* ]]
 	run -0 no_hooks veth1 veth2
 	[[ ! -e $PIN_DIR ]]
