@@ -11,7 +11,7 @@
 VM_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats
 KERNELS ?= sid bookworm
 # make check runs a subset after the main suite (CHECK_EXTRA), as much as
-# CI's time allows (about 13 minutes for both kernels, measured): the
+# CI's time allows (10 minutes for both kernels, measured): the
 # probes, redirect on tcx where there is tcx and on its cls_bpf fallback
 # where not, netkit (or its refusal), the peer-egress refusal, route's
 # pings on both hooks (or the refusal of hook tc), and a chain with route.
