@@ -221,6 +221,27 @@ int xf_link_add_netkit(struct xf_nl *nl, const char *name)
 	return xf_nl_request(nl, nlh);
 }
 
+int xf_link_add_netkit_pair(struct xf_nl *nl, const char *name, const char *peer, bool l2)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct nlattr *info, *data, *pinfo;
+
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "netkit");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	mnl_attr_put_u32(nlh, IFLA_NETKIT_MODE, l2 ? NETKIT_L2 : NETKIT_L3);
+	pinfo = mnl_attr_nest_start(nlh, IFLA_NETKIT_PEER_INFO);
+	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg));
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, peer);
+	mnl_attr_nest_end(nlh, pinfo);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	return xf_nl_request(nl, nlh);
+}
+
 struct addr_walk {
 	int ifindex;
 	int family;

@@ -53,6 +53,9 @@ int xf_link_add_veth(struct xf_nl *nl, const char *name, const char *peer);
 /* Create a netkit pair with the kernel's defaults. 0/-errno (-EOPNOTSUPP
  * where the kernel has no netkit). */
 int xf_link_add_netkit(struct xf_nl *nl, const char *name);
+/* Create a netkit pair name <-> peer in mode l2 or l3 (the mode bookworm's
+ * ip cannot set). 0/-errno. */
+int xf_link_add_netkit_pair(struct xf_nl *nl, const char *name, const char *peer, bool l2);
 /* The first global address of family on ifindex, with its prefix length.
  * 0, -EADDRNOTAVAIL when it has none, or -errno. */
 int xf_addr_first(struct xf_nl *nl, int ifindex, int family, struct xf_addr *out);

@@ -18,6 +18,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
+#include <linux/genetlink.h>
 #include <linux/rtnetlink.h>
 
 #include "xfwd_compat.h"
@@ -577,6 +578,11 @@ int xf_probe_iface_link(const struct xf_link *l, struct xf_iface_features *f)
 		probe_set(&f->redirect_target, false, err, "cannot query xdp_features");
 		return err;
 	}
+	if (!xf_xdp_features_reported()) {
+		probe_set(&f->redirect_target, false, 0,
+			  "kernel does not report XDP features (Linux 6.3): unknown");
+		return 0;
+	}
 	f->xdp_features = q.feature_flags;
 	f->xdp_native = q.feature_flags & NETDEV_XDP_ACT_BASIC;
 	f->xdp_redirect = q.feature_flags & NETDEV_XDP_ACT_REDIRECT;
@@ -593,6 +599,53 @@ int xf_probe_iface_link(const struct xf_link *l, struct xf_iface_features *f)
 		probe_set(&f->redirect_target, false, 0,
 			  "driver does not take XDP redirects (no ndo_xmit)");
 	return 0;
+}
+
+bool xf_xdp_features_reported(void)
+{
+	/* One answer per process: the kernel does not change under us. */
+	static int known = -1;
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct mnl_socket *sk;
+	struct nlmsghdr *nlh;
+	struct genlmsghdr *g;
+	ssize_t n;
+
+	if (known >= 0)
+		return known;
+	sk = mnl_socket_open(NETLINK_GENERIC);
+	if (!sk || mnl_socket_bind(sk, 0, MNL_SOCKET_AUTOPID) < 0) {
+		if (sk)
+			mnl_socket_close(sk);
+		return true;	/* cannot tell: trust what bpf_xdp_query() says */
+	}
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = 1;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, "netdev");
+	known = 1;
+	if (mnl_socket_sendto(sk, nlh, nlh->nlmsg_len) >= 0) {
+		n = mnl_socket_recvfrom(sk, buf, sizeof(buf));
+		nlh = (struct nlmsghdr *)buf;
+		if (n >= (ssize_t)sizeof(*nlh) && nlh->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+			known = e->error != -ENOENT;
+		}
+	}
+	mnl_socket_close(sk);
+	return known;
+}
+
+bool xf_tcx_available(int ifindex)
+{
+	LIBBPF_OPTS(bpf_prog_query_opts, q);
+
+	return bpf_prog_query_opts(ifindex, BPF_TCX_INGRESS, &q) != -EINVAL;
 }
 
 int xf_probe_iface(struct xf_nl *nl, int ifindex, struct xf_iface_features *f)

@@ -91,6 +91,13 @@ struct xf_iface_features {
 
 /* Probe the interface ifindex of the current namespace. 0, -ENODEV, -errno. */
 int xf_probe_iface(struct xf_nl *nl, int ifindex, struct xf_iface_features *f);
+/* Whether this kernel has tcx (Linux 6.6): one cheap query on ifindex,
+ * which an older kernel refuses with EINVAL for the unknown attach type. */
+bool xf_tcx_available(int ifindex);
+/* Whether this kernel reports devices' XDP features (the netdev genetlink
+ * family, Linux 6.3). Before, bpf_xdp_query() gives 0 for every device:
+ * "unknown", not "nothing". */
+bool xf_xdp_features_reported(void);
 /* The same from a link already read (as xf_link_list() hands them out). */
 int xf_probe_iface_link(const struct xf_link *l, struct xf_iface_features *f);
 /* NETDEV_XDP_ACT_* bits as comma-separated names ("none" for 0). Returns buf. */

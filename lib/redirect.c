@@ -369,7 +369,7 @@ static int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int 
 		if (fd < 0)
 			return fd;
 		*how = RD_XDP;
-	} else if (!rd_force_clsact()) {
+	} else if (!rd_force_clsact() && xf_tcx_available(ifindex)) {
 		fd = bpf_link_create(in->fd[ing ? RD_PROG_ING : RD_PROG_EGR], ifindex,
 				     ing ? BPF_TCX_INGRESS : BPF_TCX_EGRESS, &lo);
 		if (fd < 0) {
@@ -514,6 +514,12 @@ static int rd_validate(struct xf_nl *nl, const char *dev, const struct xf_redire
 		if (r->dir != XF_RD_DIR_INGRESS) {
 			fprintf(stderr, "Error: hook xdp sees only ingress.\n");
 			return -XF_EUSAGE;
+		}
+		if (!xf_xdp_features_reported()) {
+			fprintf(stderr, "Error: hook xdp needs the kernel to report XDP features "
+				"(Linux 6.3) to tell whether %s takes XDP frames; this kernel "
+				"does not.\n", r->target);
+			return -EOPNOTSUPP;
 		}
 		if (bpf_xdp_query(tl->ifindex, 0, &q) ||
 		    !(q.feature_flags & NETDEV_XDP_ACT_NDO_XMIT)) {

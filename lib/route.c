@@ -18,6 +18,7 @@
 
 #include "nl_link.h"
 #include "nl_tc.h"
+#include "probe.h"
 #include "redirect.h"
 #include "route.h"
 #include "route_pin.h"
@@ -174,7 +175,11 @@ const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook)
 /* Whether frames redirected by XDP into ifindex are delivered, not dropped. */
 static bool rt_xdp_xmit_ok(int ifindex)
 {
-	return rt_xdp_features(ifindex) & NETDEV_XDP_ACT_NDO_XMIT;
+	/* A kernel that does not report XDP features shows no native XDP
+	 * either: every member is in generic mode, whose redirects need no
+	 * ndo_xmit and reach any device. */
+	return !xf_xdp_features_reported() ||
+	       rt_xdp_features(ifindex) & NETDEV_XDP_ACT_NDO_XMIT;
 }
 
 /* Re-read what can change under us for every member: whether it takes XDP
@@ -479,12 +484,28 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	*why = NULL;
 	if (d->hook == XF_HOOK_AUTO)
 		*why = rt_hook_why(d->l.kind, features, &d->hook);
+	if (d->hook == XF_HOOK_TC && !xf_tcx_available(d->l.ifindex)) {
+		if (o->hook != XF_HOOK_AUTO) {
+			fprintf(stderr, "Error: hook tc needs tcx (Linux 6.6 or later), "
+				"which this kernel lacks; use hook xdp.\n");
+			return -EOPNOTSUPP;
+		}
+		d->hook = XF_HOOK_XDP;
+		*why = "auto: no tcx in this kernel";
+	}
 	d->xdp_flags = 0;
 	if (d->hook == XF_HOOK_XDP) {
 		enum xf_xdp_attach m = o->mode;
 
 		if (m == XF_MODE_AUTO)
 			m = features & NETDEV_XDP_ACT_BASIC ? XF_MODE_NATIVE : XF_MODE_GENERIC;
+		/* Unknown features (before 6.3) keep every member generic:
+		 * rt_xdp_xmit_ok() counts on it. */
+		if (m == XF_MODE_NATIVE && !xf_xdp_features_reported()) {
+			fprintf(stderr, "Error: mode native needs the kernel to report XDP "
+				"features (Linux 6.3); this kernel does not: use mode generic.\n");
+			return -EOPNOTSUPP;
+		}
 		if (m == XF_MODE_NATIVE && !(features & NETDEV_XDP_ACT_BASIC)) {
 			fprintf(stderr, "Error: %s has no native XDP; use mode generic "
 				"or hook tc.\n", d->name);

@@ -83,6 +83,8 @@ static void rt_describe(struct xf_nl *nl, struct rt_inst *in, int ifindex,
 
 		bpf_xdp_query(ifindex, 0, &q);
 		ri->why = rt_hook_why(l.kind, q.feature_flags, &h);
+		if (h != ri->hook)
+			ri->why = "auto: no tcx in this kernel";
 	} else {
 		ri->why = ri->hook == XF_HOOK_XDP ? "hook xdp given" : "hook tc given";
 	}

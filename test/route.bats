@@ -41,6 +41,7 @@ teardown() {
 # path, and the kernel's forwarding counter does not move.
 fast_ping() {
 	local hook=$1 v=$2 n=20 dst kfwd before
+	if no_tcx "$hook"; then tcx_refused; return; fi
 	if [[ $v == 4 ]]; then
 		dst=$XF_H2_IP4 kfwd=IpForwDatagrams
 	else
@@ -78,6 +79,14 @@ fast_ping() {
 	before=$(kstat "$XF_NS_R1" IpForwDatagrams)
 	run -0 ping4 5 "$XF_H2_IP4" -q
 	assert_output --partial "5 packets transmitted, 5 received"
+	if kernel_lacks xdp_features; then
+		# No native XDP known: generic mode, whose redirects reach a
+		# veth whatever its peer has.
+		run -0 xr -j route show dev veth1
+		assert_equal "$(jq -r '.interfaces[0].mode' <<<"$output")" generic
+		assert_equal "$(ctr veth1 forwarded) $(ctr veth2 forwarded)" "5 5"
+		return
+	fi
 	assert_equal "$(ctr veth1 no_xmit)" 5
 	assert_equal "$(ctr veth2 no_xmit)" 5
 	assert_equal "$(ctr veth1 forwarded)" 0
@@ -96,6 +105,7 @@ fast_ping() {
 @test "TTL and hop limit 1 still get time exceeded from r1, counted as ttl" {
 	warm_up
 	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
 		run -0 attach $hook
 		run -1 ping4 1 "$XF_H2_IP4" -t 1
 		assert_output --partial "From $XF_R1_IP4A icmp_seq=1 Time to live exceeded"
@@ -129,6 +139,7 @@ iperf_server_done() {
 # error from r1, h1 learns the path MTU, and then ping and TCP get through.
 pmtu() {
 	local hook=$1 fwd
+	if no_tcx "$1"; then tcx_refused; return; fi
 	far_prefix
 	warm_up
 	# One MTU on the whole r1 -- h2 link: a veth drops what is larger
@@ -231,6 +242,7 @@ route_churn() {
 }
 
 @test "hook tc: a route deleted mid-traffic goes to the kernel, re-added it is fast again" {
+	if no_tcx tc; then tcx_refused; return; fi
 	far_prefix
 	warm_up
 	run -0 attach tc
@@ -245,6 +257,7 @@ route_churn() {
 # neigh HOOK: with r1's neighbour table flushed, the first packets go to
 # the kernel (which resolves), the rest take the fast path.
 neigh() {
+	if no_tcx "$1"; then tcx_refused; return; fi
 	warm_up
 	run -0 attach "$1"
 	ip -n "$XF_NS_R1" neigh flush all
@@ -314,6 +327,7 @@ neigh() {
 }
 
 @test "ip rule prohibit: the fast path passes (prohibit), the kernel answers" {
+	if no_tcx tc; then tcx_refused; return; fi
 	ip -n "$XF_NS_R1" rule add from "$XF_H1_IP4" to "$XF_H2_IP4" prohibit pref 100
 	ip -n "$XF_NS_R1" -6 rule add from "$XF_H1_IP6" to "$XF_H2_IP6" prohibit pref 100
 	run -0 attach tc
@@ -339,6 +353,7 @@ neigh() {
 	# Read at attach time: set before.
 	in_r1 sysctl -qw net.ipv4.conf.all.rp_filter=1 net.ipv4.conf.veth1.rp_filter=1
 	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
 		run -0 attach $hook
 		e4=$(kstat "$XF_NS_H2" IcmpInEchos)
 		rpf=$(kstat "$XF_NS_R1" TcpExtIPReversePathFilter)
@@ -372,6 +387,7 @@ iperf_run() {
 
 @test "iperf3 TCP h1 -> h2 completes over hook tc (kernel forwarding for comparison)" {
 	local kernel fast kfwd gbps
+	if no_tcx tc; then tcx_refused; return; fi
 	warm_up
 	iperf_run
 	kernel=$gbps
@@ -404,6 +420,7 @@ get_is() {
 	for hook in xdp tc; do
 		verdict=XDP_REDIRECT
 		[[ $hook == xdp ]] || verdict=TC_ACT_REDIRECT
+		if no_tcx $hook; then tcx_refused; continue; fi
 		run -0 attach $hook
 		run -0 --separate-stderr xr -j route get "$XF_H2_IP4" iif veth1
 		run -0 jq -r '[.hook, .verdict, .reason, .iif, .oif, .via, .src_mac,
@@ -468,6 +485,9 @@ get_is() {
 	ip -n "$XF_NS_R1" link set veth4 up
 	ip -n "$XF_NS_R1" neigh add 198.18.4.1 lladdr 02:00:00:00:00:04 dev veth3
 	ip -n "$XF_NS_R1" neigh add 2001:2:0:4::1 lladdr 02:00:00:00:00:04 dev veth3
+	if no_tcx tc; then
+		tcx_refused
+	else
 	run -0 attach tc family inet
 	get_is "TC_ACT_UNSPEC rp_filter" "$XF_H2_IP4" iif veth1 from 198.18.2.77
 	get_is "TC_ACT_UNSPEC rp_filter" "$XF_H2_IP4" iif veth1 from 198.18.8.1
@@ -476,9 +496,15 @@ get_is() {
 	get_is "TC_ACT_UNSPEC not_in_set" 198.18.4.1 iif veth1
 	get_is "TC_ACT_UNSPEC not_in_set" 198.18.4.2 iif veth1
 	run -0 xr route detach all
+	fi
 	# No GRO on the hosts: veth2 cannot take XDP frames.
 	run -0 xr route attach dev veth1 dev veth2 hook xdp family inet6
-	get_is "XDP_PASS no_xmit" "$XF_H2_IP6" iif veth1
+	if kernel_lacks xdp_features; then
+		# Generic mode (no native XDP known): any member takes frames.
+		get_is "XDP_REDIRECT forwarded" "$XF_H2_IP6" iif veth1
+	else
+		get_is "XDP_PASS no_xmit" "$XF_H2_IP6" iif veth1
+	fi
 	get_is "XDP_PASS family" "$XF_H2_IP4" iif veth1
 	# Resolved: the redirect into the device map is what fails.
 	get_is "XDP_PASS not_in_set" 2001:2:0:4::1 iif veth1
@@ -486,7 +512,7 @@ get_is() {
 }
 
 @test "route get: on an interface without the fast path, it says so" {
-	run -0 xr route attach dev veth1 hook tc
+	run -0 xr route attach dev veth1 hook "$ANY_HOOK"
 	run -1 --separate-stderr xr route get "$XF_H1_IP4" iif veth2
 	assert_equal "$stderr" "Error: xfwd route is not attached to veth2: the kernel forwards its packets."
 	# The only member is the default iif.
@@ -505,6 +531,7 @@ get_is() {
 # passed to it and arrive at h2 through it.
 malformed() {
 	local e4 e6 k4 k6
+	if no_tcx "$1"; then tcx_refused; return; fi
 	warm_up
 	run -0 attach "$1"
 	e4=$(kstat "$XF_NS_H2" IcmpInEchos) e6=$(kstat "$XF_NS_H2" Icmp6InEchos)
@@ -555,6 +582,7 @@ malformed() {
 }
 
 @test "a foreign tc program is refused, named, and left attached" {
+	if no_tcx tc; then tcx_refused; return; fi
 	in_r1 tc qdisc add dev veth2 clsact
 	in_r1 tc filter add dev veth2 ingress bpf da obj "$XF_TOP/build/probe.bpf.o" sec tc
 	run -0 in_r1 tc -j filter show dev veth2 ingress
@@ -568,6 +596,7 @@ malformed() {
 }
 
 @test "a foreign tcx program is refused, named, and left attached" {
+	if no_tcx tc; then tcx_refused; return; fi
 	TOOL_PIN=/sys/fs/bpf/xfwd-test-$BATS_ROOT_PID-$BATS_TEST_NUMBER
 	bpftool prog loadall "$XF_TOP/build/probe.bpf.o" "$TOOL_PIN" ||
 		skip "bpftool cannot load the probe object"
@@ -603,6 +632,12 @@ malformed() {
 	ip -n "$XF_NS_H2" link set veth0 mtu 4000
 	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp mode native
 	assert_output ""
+	if kernel_lacks xdp_features; then
+		# No native XDP without XDP features (6.1): refused up front.
+		assert_equal "$stderr" "Error: mode native needs the kernel to report XDP features (Linux 6.3); this kernel does not: use mode generic."
+		run -0 no_hooks veth1 veth2
+		return
+	fi
 	[[ $stderr == "Error: cannot attach the chain to veth2: "* ]]
 	run -0 no_hooks veth1 veth2
 	[[ ! -e $PIN_DIR ]]
@@ -621,6 +656,7 @@ malformed() {
 		in_r1 bpftool net show dev "$dev"
 	done)
 	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
 		run -0 attach $hook
 		run ! no_hooks veth1
 		run ! no_hooks veth2
@@ -658,7 +694,7 @@ malformed() {
 @test "detach all clears pins whose interface has gone" {
 	local ifindex
 	ip -n "$XF_NS_R1" link add veth3 type veth peer name veth4
-	run -0 xr route attach dev veth1 dev veth3 hook tc
+	run -0 xr route attach dev veth1 dev veth3 hook "$ANY_HOOK"
 	ifindex=$(ip -n "$XF_NS_R1" -j link show veth3 | jq -er '.[0].ifindex')
 	[[ -e $PIN_DIR/$ifindex/route ]]
 	ip -n "$XF_NS_R1" link del veth3
@@ -679,6 +715,7 @@ malformed() {
 
 @test "route show and route get -j: pure JSON with the documented keys" {
 	local json
+	if no_tcx tc; then tcx_refused; return; fi
 	warm_up
 	run -0 attach tc
 	run -0 ping4 2 "$XF_H2_IP4" -q
@@ -708,6 +745,17 @@ malformed() {
 	run -0 xr route attach dev veth1
 	run -0 xr route show dev veth1
 	assert_output --partial "auto: veth, where XDP would turn off the peer's TSO"
+}
+
+@test "hook auto on a veth: tc, or xdp where the kernel has no tcx; show says why" {
+	run -0 xr route attach dev veth1
+	run -0 xr -j route show dev veth1
+	run -0 jq -r '.interfaces[0] | "\(.hook): \(.why)"' <<<"$output"
+	if kernel_lacks tcx; then
+		assert_output "xdp: auto: no tcx in this kernel"
+	else
+		assert_output "tc: auto: veth, where XDP would turn off the peer's TSO"
+	fi
 }
 
 # Each usage error: exit 2, nothing on stdout, exactly one Error: line.

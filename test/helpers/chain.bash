@@ -84,7 +84,7 @@ udp_recv() {
 		"${3:-10}" "$1" 3>&- &
 	RX_PID=$!
 	BG_PIDS+=("$RX_PID")
-	wait_until 5 test -e "$1/ready"
+	wait_until "$(vm_slow 5)" test -e "$1/ready"
 }
 
 # udp COUNT [PORT [SRC]]: COUNT numbered datagrams from h1 (from SRC if

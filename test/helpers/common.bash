@@ -21,3 +21,37 @@ _need_root() {
 	[[ $EUID -eq 0 ]] || skip "needs root"
 }
 
+
+# kernel_lacks KEY: the running kernel lacks the feature KEY (a key of
+# "xfwd feature"), as known from outside xfwd's probes: the kernels xfwd is
+# tested on (test/vm: Debian's 7.2 and 6.1; this machine's 6.18) are
+# listed here. For another kernel XF_KERNEL_LACKS names what it lacks
+# (e.g. "" for a bpf-next kernel with everything); failing that, the
+# probes' own answer is taken.
+kernel_lacks() {
+	local lacks
+	if [[ -n ${XF_KERNEL_LACKS+set} ]]; then
+		lacks=$XF_KERNEL_LACKS
+	else
+		case $(uname -r) in
+		# xdp_features: no netdev genetlink family (6.3), so no device
+		# is known to run XDP natively or to take XDP frames.
+		6.1.*) lacks="tcx netkit fib_mark peer_egress xdp_features" ;;
+		7.2.*) lacks="peer_egress" ;;
+		6.18.*) lacks="netkit freplace peer_egress" ;;
+		*)
+			[[ $("$BATS_TEST_DIRNAME/../build/xfwd" -j feature |
+				jq -r ".kernel.$1.supported") == false ]]
+			return
+			;;
+		esac
+	fi
+	[[ " $lacks " == *" $1 "* ]]
+}
+
+# vm_slow N: N times XF_VM_SLOW under emulation (make check-kernels): time
+# limits (a python3 with scapy takes seconds to start there), and traffic
+# that must outlast the test's own slower steps.
+vm_slow() {
+	echo $(($1 * ${XF_VM_SLOW:-1}))
+}

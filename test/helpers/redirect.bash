@@ -77,8 +77,11 @@ rx() {
 
 # tc_mode tcx|cls_bpf: the attachment path xfwd takes from now on, and
 # what "redirect show" must say (ATTACH).
+# Where the kernel has no tcx (before 6.6) xfwd falls back to cls_bpf by
+# itself: that is what "tcx" then means.
 tc_mode() {
 	ATTACH=$1
+	[[ $1 != tcx ]] || ATTACH=$TC_AUTO
 	if [[ $1 == cls_bpf ]]; then
 		export XFWD_TC_MODE=clsact
 	else
@@ -154,7 +157,13 @@ no_state() {
 # once it is listening.
 capture() {
 	in_ns "$1" /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/mirror.py" capture \
-		"$2" "$3" 5 "$4" 3>&- &
+		"$2" "$3" "$(vm_slow 5)" "$4" 3>&- &
 	BG_PIDS+=($!)
-	wait_until 5 test -e "$4.ready"
+	wait_until "$(vm_slow 5)" test -e "$4.ready"
 }
+
+# The tc attachment xfwd picks by itself on this kernel.
+TC_AUTO=tcx
+if kernel_lacks tcx; then
+	TC_AUTO=cls_bpf
+fi

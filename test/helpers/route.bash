@@ -105,3 +105,27 @@ far_prefix() {
 	ip -n "$XF_NS_R1" route add 198.18.3.0/24 via "$XF_H2_IP4"
 	ip -n "$XF_NS_R1" -6 route add 2001:2:0:3::/64 via "$XF_H2_IP6"
 }
+
+# no_tcx HOOK: HOOK is tc and this kernel has no tcx (before Linux 6.6).
+# A test of hook tc then checks the refusal (tcx_refused) and ends there:
+#	if no_tcx tc; then tcx_refused; return; fi
+no_tcx() {
+	[[ $1 == tc ]] && kernel_lacks tcx
+}
+
+# tcx_refused: "route attach ... hook tc" is refused with the reason and
+# nothing changes.
+tcx_refused() {
+	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook tc
+	assert_output ""
+	assert_equal "$stderr" "Error: hook tc needs tcx (Linux 6.6 or later), which this kernel lacks; use hook xdp."
+	run -0 no_hooks veth1 veth2
+	run -0 xr -j route show
+	assert_output '{"interfaces":[]}'
+}
+
+# The hook of tests that need one but not a particular one.
+ANY_HOOK=tc
+if kernel_lacks tcx; then
+	ANY_HOOK=xdp
+fi

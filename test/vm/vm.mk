@@ -1,2 +1,43 @@
 # SPDX-License-Identifier: GPL-2.0
-# Other kernels under qemu (make check-kernels): see test/vm/.
+# Other kernels under qemu (make check-kernels): see test/vm/README.
+#
+#   make check-kernels                   sid's 7.2 and bookworm's 6.1
+#   make check-kernels KERNELS=bookworm  one of them
+#   make check-kernels KERNEL=path/to/bzImage MODULES=dir   your own
+#
+# Under software emulation the tests stretch their time limits
+# (XF_VM_SLOW, read by vm_slow in test/helpers/common.bash).
+
+VM_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats
+KERNELS ?= sid bookworm
+# make check runs a subset after the main suite (CHECK_EXTRA), as much as
+# CI's time allows (10 minutes for both kernels, measured): the
+# probes, redirect on tcx where there is tcx and on its cls_bpf fallback
+# where not, netkit (or its refusal), the peer-egress refusal, route's
+# pings on both hooks (or the refusal of hook tc), and a chain with route.
+VM_CI_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats
+VM_CI_FILTER ?= kernel probe|every probe answers|egress flag|netkit|lacks them|both veths|GRO on|\(tcx\)|hook (tc|xdp): IPv4 ping|hook auto on a veth|cannot take XDP frames|attach that fails in the kernel|route and a filter share
+
+.PHONY: check-kernels check-kernels-ci vm-tools
+
+build/vm build/tools:
+	$(Q)mkdir -p $@
+
+build/vm/init: test/vm/init.c | build/vm
+	$(QUIET_CC)$(CC) -static -O2 $(WARNINGS) -o $@ $<
+
+build/tools/netkit-pair: test/vm/netkit-pair.c $(LIB_OBJS) | build/tools
+	$(QUIET_CC)$(CC) $(XF_CFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
+
+vm-tools: all build/vm/init build/tools/netkit-pair $(TEST_PROG_OBJS)
+
+check-kernels: vm-tools
+	$(Q)test/vm/check $(if $(KERNEL),--kernel $(KERNEL) $(if $(MODULES),--modules $(MODULES)),$(KERNELS)) -- $(VM_SUITES)
+
+check-kernels-ci: vm-tools
+	$(Q)test/vm/check --filter '$(VM_CI_FILTER)' sid bookworm -- $(VM_CI_SUITES)
+
+CHECK_EXTRA += check-kernels-ci
+
+# The netkit tests create their pairs with it, on every kernel.
+check: build/tools/netkit-pair
