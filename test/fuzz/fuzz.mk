@@ -40,6 +40,18 @@ FUZZ_BINS := $(FUZZ_TARGETS:%=build/asan/fuzz/%)
 DEPS += $(ASAN_CMD_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(ASAN_UNIT_BINS:=.d) \
 	$(FUZZ_BINS:=.d)
 
+# Objects of test/fuzz/progs: the shapes chain add must refuse or take
+# that test/progs has not (no program; programs of several types).
+FUZZ_PROGS := $(wildcard test/fuzz/progs/*.bpf.c)
+FUZZ_PROG_OBJS := $(FUZZ_PROGS:test/fuzz/progs/%.bpf.c=build/test/fuzz/%.bpf.o)
+DEPS += $(FUZZ_PROG_OBJS:.o=.d)
+
+build/test/fuzz:
+	$(Q)mkdir -p $@
+
+build/test/fuzz/%.bpf.o: test/fuzz/progs/%.bpf.c config.mk | build/test/fuzz
+	$(QUIET_CLANG)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
 .PHONY: check-asan check-fuzz check-hostile fuzz fuzz-build
 CHECK_EXTRA += check-asan check-fuzz check-hostile
 
@@ -75,7 +87,8 @@ build/asan/fuzz/fuzz_elf: test/fuzz/fuzz_elf.c $(ASAN_LIB_OBJS) | build/asan/fuz
 	$(QUIET_CC)$(FUZZ_CC) $(ASAN_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< \
 		$(filter-out build/asan/lib/chain_state.o,$(ASAN_LIB_OBJS)) $(LIBS)
 
-fuzz-build: $(FUZZ_BINS) build/asan/xfwd $(ASAN_UNIT_BINS) $(TEST_PROG_OBJS) $(BPF_OBJS)
+fuzz-build: $(FUZZ_BINS) build/asan/xfwd $(ASAN_UNIT_BINS) $(TEST_PROG_OBJS) $(BPF_OBJS) \
+	$(FUZZ_PROG_OBJS)
 
 check-asan: build/asan/xfwd $(ASAN_UNIT_BINS)
 	$(Q)for t in $(ASAN_UNIT_BINS); do \
@@ -90,14 +103,14 @@ FUZZ_BATS = bats --formatter tap $$([ "$$(id -u)" = 0 ] || echo "--filter-tags !
 # into CORPUS, so the committed seeds never change), a fixed seed.
 FUZZ_RUN = test/fuzz/run-fuzz $(1) $(2) $(3) $(FUZZ_SEED)
 
-check-fuzz: $(FUZZ_BINS) $(TEST_PROG_OBJS) $(BPF_OBJS)
+check-fuzz: $(FUZZ_BINS) $(TEST_PROG_OBJS) $(BPF_OBJS) $(FUZZ_PROG_OBJS) $(FUZZ_PROG_OBJS)
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		rm -rf build/asan/fuzz/check-$$t; \
 		$(call FUZZ_RUN,$$t,$(FUZZ_CHECK_TIME),build/asan/fuzz/check-$$t) || exit 1; done
 
-fuzz: $(FUZZ_BINS) $(TEST_PROG_OBJS) $(BPF_OBJS)
+fuzz: $(FUZZ_BINS) $(TEST_PROG_OBJS) $(BPF_OBJS) $(FUZZ_PROG_OBJS)
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		$(call FUZZ_RUN,$$t,$(FUZZ_TIME),build/fuzz/corpus/$$t) || exit 1; done
 
-check-hostile: build/asan/xfwd build/xfwd $(TEST_PROG_OBJS)
+check-hostile: build/asan/xfwd build/xfwd $(TEST_PROG_OBJS) $(FUZZ_PROG_OBJS)
 	$(Q)$(SAN_ENV) $(FUZZ_BATS) test/fuzz/elf.bats test/fuzz/valgrind.bats
