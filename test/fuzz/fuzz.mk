@@ -15,12 +15,15 @@
 #   make check-hostile   test/fuzz/elf.bats (mutated objects into chain add
 #                        under ASan) and test/fuzz/valgrind.bats
 #   make fuzz            each target for FUZZ_TIME seconds (default 600),
-#                        keeping what it finds in build/fuzz/corpus/
+#                        keeping what it finds in build/fuzz/corpus/, then
+#                        elf.bats with FUZZ_ELF_SAMPLE objects of each kind
 
 FUZZ_CC ?= $(CLANG)
 FUZZ_TIME ?= 600
 FUZZ_CHECK_TIME ?= 20
 FUZZ_SEED ?= 1
+# Mutated objects of each kind per object in make fuzz (0: all, ~6900).
+FUZZ_ELF_SAMPLE ?= 30
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -fsanitize=fuzzer-no-link
 # clang, unlike gcc, counts libbpf's print callback (a va_list) as a
@@ -108,9 +111,10 @@ check-fuzz: $(FUZZ_BINS) $(TEST_PROG_OBJS) $(BPF_OBJS) $(FUZZ_PROG_OBJS) $(FUZZ_
 		rm -rf build/asan/fuzz/check-$$t; \
 		$(call FUZZ_RUN,$$t,$(FUZZ_CHECK_TIME),build/asan/fuzz/check-$$t) || exit 1; done
 
-fuzz: $(FUZZ_BINS) $(TEST_PROG_OBJS) $(BPF_OBJS) $(FUZZ_PROG_OBJS)
+fuzz: $(FUZZ_BINS) build/asan/xfwd $(TEST_PROG_OBJS) $(BPF_OBJS) $(FUZZ_PROG_OBJS)
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		$(call FUZZ_RUN,$$t,$(FUZZ_TIME),build/fuzz/corpus/$$t) || exit 1; done
+	$(Q)$(SAN_ENV) XF_ELF_SAMPLE=$(FUZZ_ELF_SAMPLE) $(FUZZ_BATS) test/fuzz/elf.bats
 
 check-hostile: build/asan/xfwd build/xfwd $(TEST_PROG_OBJS) $(FUZZ_PROG_OBJS)
 	$(Q)$(SAN_ENV) $(FUZZ_BATS) test/fuzz/elf.bats test/fuzz/valgrind.bats
