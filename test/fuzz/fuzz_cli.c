@@ -108,9 +108,9 @@ static bool starts(const char *s, const char *p)
 	return !strncmp(s, p, strlen(p));
 }
 
-/* The rule for what a command prints on stderr; abort() when broken. */
 enum { ONE_COMMAND, BATCH };
 
+/* The rule for what a command prints on stderr; abort() when broken. */
 static void check_stderr(FILE *out, const char *err, int rc, int mode)
 {
 	bool batch = mode != ONE_COMMAND;
@@ -166,8 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *words[MAX_WORDS + 1], *buf, *err = NULL;
 	FILE *real_stderr = stderr, *cap;
 	size_t err_len = 0, i;
-	int argc = 0, rc;
-	int mode = ONE_COMMAND;
+	int argc = 0, rc, mode = ONE_COMMAND;
 
 	buf = malloc(size + 1);
 	if (!buf)
