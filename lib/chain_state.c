@@ -525,6 +525,10 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 	obj = bpf_object__open_file(a->obj, NULL);
 	if (!obj) {
 		err = -errno;
+		/* libbpf says ENOENT also for a part missing from a file that
+		 * is there ("DATASEC '.maps' not found"): that is a bad format. */
+		if (err == -ENOENT && !access(a->obj, F_OK))
+			err = -LIBBPF_ERRNO__FORMAT;
 		fprintf(stderr, "Error: \"%s\" is not a BPF object file: %s.\n", a->obj,
 			err_str(err));
 		goto out;

@@ -85,6 +85,9 @@ hostile() {
 		1 | 2)
 			[[ $(wc -l <"$errf") == 1 && $(head -c 7 "$errf") == "Error: " ]] ||
 				bad+=("${f##*/}: exit $rc, stderr not one Error line: $(head -c 300 "$errf")")
+			# The file is there: whatever is wrong, it is not that.
+			! grep -q 'No such file' "$errf" ||
+				bad+=("${f##*/}: says the file is not there: $(head -c 300 "$errf")")
 			after=$(state)
 			[[ $after == "$before" ]] ||
 				bad+=("${f##*/}: exit $rc changed the chain: $before -> $after")
