@@ -82,6 +82,8 @@ clean() {
 	clean
 	run -0 vg stats reset
 	clean
+	run -0 vg -s -j stats watch interval 0.2 count 2
+	clean
 	run -0 vg route detach all
 	clean
 	run -0 vg route attach dev veth1 dev veth2 hook tc
