@@ -22,6 +22,7 @@
 
 #include "arg.h"
 #include "chain_state.h"
+#include "elf_check.h"
 #include "nl_link.h"
 #include "xbpf.h"
 #include "xfwd_compat.h"
@@ -163,6 +164,10 @@ static struct bpf_object *member_open(const struct chain_if *c, const char *path
 	struct bpf_map *map;
 	int err;
 
+	if (xf_elf_check_file(path, why, sizeof(why))) {
+		snprintf(msg, len, "member %s: %s", dm->name, why);
+		return NULL;
+	}
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj) {
 		snprintf(msg, len, "member %s: cannot open its object: %s", dm->name,
@@ -511,7 +516,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 {
 	struct xf_chain_desc_member dm = { 0 };
 	struct xf_chain_desc d;
-	char tmp[PATH_LEN + 64], dst[PATH_LEN + 64], dir[PATH_LEN + 32];
+	char tmp[PATH_LEN + 64], dst[PATH_LEN + 64], dir[PATH_LEN + 32], why[128];
 	struct bpf_object *obj;
 	struct chain_if c;
 	const char *pname;
@@ -522,6 +527,11 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 	if (err)
 		return err;
 	d = c.d;
+	err = xf_elf_check_file(a->obj, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "Error: \"%s\" is not a BPF object file: %s.\n", a->obj, why);
+		goto out;
+	}
 	obj = bpf_object__open_file(a->obj, NULL);
 	if (!obj) {
 		err = -errno;

@@ -32,6 +32,10 @@ setup_file() {
 	XF_ELF_OBJS=$BATS_FILE_TMPDIR/objs
 	"$XF_TOP/test/fuzz/mutate-elf" --sample "${XF_ELF_SAMPLE:-6}" "$XF_ELF_OBJS" \
 		"${objs[@]}" >/dev/null
+	# Objects that once broke the rule, by name.
+	for b in "$XF_TOP"/test/fuzz/regress/fuzz_elf/*; do
+		cp "$b" "$XF_ELF_OBJS/regress-${b##*/}"
+	done
 	export XF_ELF_OBJS
 	topo_create
 	XF_PIN_DIR=$(pin_dir)
@@ -162,6 +166,13 @@ hostile() {
 	run -0 --separate-stderr xr -j chain show dev veth1
 	jq -e '[.interfaces[0].chain[] | .prog] == ["xf_count", "xf_mixed_xdp"]' <<<"$output"
 	run -0 xr chain del dev veth1 name m
+}
+
+@test "chain add: objects that once broke the rule (test/fuzz/regress/fuzz_elf)" {
+	hostile regress
+	run -1 --separate-stderr "$XF_TOP/build/asan/xfwd" -n "$XF_NS_R1" chain add dev veth1 \
+		obj "$XF_ELF_OBJS/regress-symbol-value-wraps.o" name m
+	[[ $stderr == *"is not a BPF object file: symbol "*" lies outside its section." ]]
 }
 
 @test "chain add: random bytes" {

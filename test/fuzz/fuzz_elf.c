@@ -2,9 +2,10 @@
 /* libFuzzer target: a hostile ELF object on its way into "chain add".
  *
  * What xf_chain_add() and the chain's build do with a member object before
- * anything is loaded, on the fuzzer's bytes: libbpf opens it (from memory
- * here, from the file there), pick_prog() chooses the XDP program (by
- * name when there are several, as "prog NAME" would), run_config() reads
+ * anything is loaded, on the fuzzer's bytes: xf_elf_check_mem() (the file
+ * variant there) checks it, libbpf opens it (from memory here, from the
+ * file there), pick_prog() chooses the XDP program (by name when there
+ * are several, as "prog NAME" would), run_config() reads
  * libxdp's run configuration from its BTF, and the program's instructions
  * go through the linker's own checks (xf_chain_scan) and, when they pass,
  * into a chain of two (inlined and called) written by xf_chain_link(). No
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include "chain_link.h"
+#include "elf_check.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -89,6 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *pname;
 	char msg[128];
 
+	/* As xf_chain_add() does before libbpf sees the object. */
+	if (xf_elf_check_mem(data, size, msg, sizeof(msg)))
+		return 0;
 	obj = bpf_object__open_mem(data, size, &oo);
 	if (!obj) {
 		/* As xf_chain_add() reports it. */
