@@ -66,16 +66,17 @@ state() {
 # hostile KIND: chain add every variant of that kind; counts to the log.
 hostile() {
 	local f rc before after errf=$BATS_TEST_TMPDIR/err bad=() n=0 loaded=0
+	before=$(state)
 	for f in "$XF_ELF_OBJS/$1"-*.o; do
 		[[ -e $f ]] || continue
 		n=$((n + 1))
-		before=$(state)
 		rc=0
 		timeout 20 "$XF_TOP/build/asan/xfwd" -n "$XF_NS_R1" chain add dev veth1 \
 			obj "$f" name m >/dev/null 2>"$errf" || rc=$?
 		if grep -qE 'Sanitizer|runtime error|LeakSanitizer' "$errf"; then
 			bad+=("${f##*/}: sanitizer: $(grep -m1 -E 'ERROR|runtime error' "$errf")")
 			xr chain del dev veth1 name m >/dev/null 2>&1 || true
+			before=$(state)
 			continue
 		fi
 		case $rc in
@@ -85,6 +86,7 @@ hostile() {
 				index("m") != null' >/dev/null || bad+=("${f##*/}: exit 0, no member m")
 			xr chain del dev veth1 name m >/dev/null ||
 				bad+=("${f##*/}: loaded, then del failed")
+			before=$(state)	# a new program and link now
 			;;
 		1 | 2)
 			[[ $(wc -l <"$errf") == 1 && $(head -c 7 "$errf") == "Error: " ]] ||
@@ -95,13 +97,16 @@ hostile() {
 			after=$(state)
 			[[ $after == "$before" ]] ||
 				bad+=("${f##*/}: exit $rc changed the chain: $before -> $after")
+			before=$after	# one finding, not one per object after it
 			;;
 		124)
 			bad+=("${f##*/}: hung (timeout 20 s)")
+			before=$(state)
 			;;
 		*)
 			bad+=("${f##*/}: exit $rc: $(head -c 300 "$errf")")
 			xr chain del dev veth1 name m >/dev/null 2>&1 || true
+			before=$(state)
 			;;
 		esac
 	done
