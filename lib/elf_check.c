@@ -33,12 +33,14 @@ static int symbols_inside(Elf *elf, char *msg, size_t len)
 	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrnum(elf, &shnum))
 		return 0;
 	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
 			continue;
 		d = elf_getdata(scn, NULL);
 		if (!d)
 			continue;
-		n = d->d_size / sh.sh_entsize;
+		/* By the symbol's size, as libbpf counts, not by sh_entsize:
+		 * a bad sh_entsize must not hide the symbols. */
+		n = d->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 		for (i = 1; i < n && gelf_getsym(d, i, &sym); i++) {
 			if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
 				continue;
