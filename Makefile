@@ -150,8 +150,9 @@ distclean: clean
 	$(Q)rm -f config.mk config.mk.tmp
 
 help:
-	@echo 'Targets: all check demo bench bench-publish install clean distclean'
+	@echo 'Targets: all check demo bench bench-publish fuzz check-kernels install clean distclean'
 	@echo 'Options: V=1 (show commands) FULL=1 (bench: every suite)'
+	@echo '         FUZZ_TIME=600 (fuzz: seconds per target)'
 	@echo 'install honours DESTDIR PREFIX SBINDIR MANDIR BASH_COMPDIR'
 
 -include $(DEPS)

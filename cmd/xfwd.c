@@ -170,8 +170,10 @@ static int exit_code(int err)
 	return err == -XF_EUSAGE ? 2 : 1;
 }
 
-/* Split a batch line into words: blanks separate, quotes group, '#' at the
- * start of a word begins a comment. Returns the count or -XF_EUSAGE. */
+/* Split a batch line into words: blanks separate, quotes group, a backslash
+ * escapes the next character (but not the line's end: a word never holds a
+ * newline), '#' at the start of a word begins a comment. Returns the count
+ * or -XF_EUSAGE. */
 static int batch_split(char *line, char **words, int max)
 {
 	int n = 0;
@@ -195,7 +197,7 @@ static int batch_split(char *line, char **words, int max)
 					*w++ = *r;
 			} else if (*r == '"' || *r == '\'') {
 				q = *r;
-			} else if (*r == '\\' && r[1]) {
+			} else if (*r == '\\' && r[1] && r[1] != '\n' && r[1] != '\r') {
 				*w++ = *++r;
 			} else if (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r') {
 				break;

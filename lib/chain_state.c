@@ -23,6 +23,7 @@
 
 #include "arg.h"
 #include "chain_state.h"
+#include "elf_check.h"
 #include "nl_link.h"
 #include "xbpf.h"
 #include "xfwd_compat.h"
@@ -164,6 +165,10 @@ static struct bpf_object *member_open(const struct chain_if *c, const char *path
 	struct bpf_map *map;
 	int err;
 
+	if (xf_elf_check_file(path, why, sizeof(why))) {
+		snprintf(msg, len, "member %s: %s", dm->name, why);
+		return NULL;
+	}
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj) {
 		snprintf(msg, len, "member %s: cannot open its object: %s", dm->name,
@@ -559,7 +564,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 {
 	struct xf_chain_desc_member dm = { 0 };
 	struct xf_chain_desc d;
-	char tmp[PATH_LEN + 64], dst[PATH_LEN + 64], dir[PATH_LEN + 32];
+	char tmp[PATH_LEN + 64], dst[PATH_LEN + 64], dir[PATH_LEN + 32], why[128];
 	struct bpf_object *obj;
 	struct chain_if c;
 	const char *pname;
@@ -571,9 +576,18 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		return err;
 	chain_tidy_copies(&c);
 	d = c.d;
+	err = xf_elf_check_file(a->obj, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "Error: \"%s\" is not a BPF object file: %s.\n", a->obj, why);
+		goto out;
+	}
 	obj = bpf_object__open_file(a->obj, NULL);
 	if (!obj) {
 		err = -errno;
+		/* libbpf says ENOENT also for a part missing from a file that
+		 * is there ("DATASEC '.maps' not found"): that is a bad format. */
+		if (err == -ENOENT && !access(a->obj, F_OK))
+			err = -LIBBPF_ERRNO__FORMAT;
 		fprintf(stderr, "Error: \"%s\" is not a BPF object file: %s.\n", a->obj,
 			err_str(err));
 		goto out;
