@@ -3,8 +3,8 @@
  * namespace, so XF_PIN_ROOT/ns<cookie>/ outlives a deleted network
  * namespace: its links are dead (their devices went with it) but its maps
  * and programs stay pinned. "route detach all" collects them: a cookie
- * that no live namespace has (none in /run/netns, none of any process) is
- * dead. When one namespace cannot be identified, nothing is collected. */
+ * that no live namespace has (none in /run/netns or bind-mounted anywhere
+ * else, none of any process, none held open by one) is dead. When one namespace cannot be identified, nothing is collected. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <linux/nsfs.h>
 #include <unistd.h>
 
 #include "chain_state.h"
@@ -33,7 +35,7 @@ static void gc_add(struct gc_live *lv, const char *path)
 {
 	struct stat st;
 	uint64_t c;
-	int fd, i;
+	int fd, i, type;
 
 	if (stat(path, &st))
 		return;		/* gone meanwhile, or not a namespace */
@@ -45,6 +47,12 @@ static void gc_add(struct gc_live *lv, const char *path)
 		return;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Bind mounts and descriptors may be namespaces of other kinds. */
+	type = fd >= 0 ? ioctl(fd, NS_GET_NSTYPE) : -1;
+	if (type >= 0 && type != CLONE_NEWNET) {
+		close(fd);
+		return;
+	}
 	if (fd < 0 || setns(fd, CLONE_NEWNET) || xf_netns_id(&c)) {
 		if (fd < 0 && errno == ENOENT)
 			return;
@@ -58,12 +66,69 @@ static void gc_add(struct gc_live *lv, const char *path)
 	lv->cookie[lv->n++] = c;
 }
 
+/* Namespaces kept by a bind mount anywhere in this mount namespace (not
+ * only /run/netns: container runtimes keep theirs elsewhere). */
+static void gc_find_mounted(struct gc_live *lv)
+{
+	char line[4096], mnt[4096], type[64];
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f) {
+		lv->unsure = true;
+		return;
+	}
+	/* id parent major:minor root mountpoint options... - fstype source */
+	while (fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(sep, " - %63s", type) != 1 || strcmp(type, "nsfs"))
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 || strchr(mnt, '\\')) {
+			lv->unsure = true;	/* an escaped name: not worth decoding */
+			continue;
+		}
+		gc_add(lv, mnt);
+	}
+	fclose(f);
+}
+
+/* Namespaces kept only by a process's open file descriptor: any file of
+ * nsfs (the device of our own /proc/self/ns/net); the link's text is the
+ * path it was opened by, so only stat() tells. */
+static void gc_find_fds(struct gc_live *lv, const char *pid, dev_t nsfs)
+{
+	char dir[300], path[600];
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%s/fd", pid);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!stat(path, &st) && st.st_dev == nsfs && S_ISREG(st.st_mode))
+			gc_add(lv, path);
+	}
+	if (d)
+		closedir(d);
+}
+
 static void gc_find_live(struct gc_live *lv)
 {
 	char path[300];
 	struct dirent *e;
+	struct stat st;
+	dev_t nsfs;
 	DIR *d;
 
+	if (stat("/proc/self/ns/net", &st)) {
+		lv->unsure = true;
+		return;
+	}
+	nsfs = st.st_dev;
 	d = opendir("/run/netns");
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
@@ -83,8 +148,10 @@ static void gc_find_live(struct gc_live *lv)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/ns/net", e->d_name);
 		gc_add(lv, path);
+		gc_find_fds(lv, e->d_name, nsfs);
 	}
 	closedir(d);
+	gc_find_mounted(lv);
 }
 
 static bool gc_is_live(const struct gc_live *lv, uint64_t cookie)

@@ -28,6 +28,12 @@ setup() {
 }
 
 teardown() {
+	# What the bind-mount test holds the namespace with, if it stopped early.
+	[[ -z ${HOLDER:-} ]] || kill "$HOLDER" 2>/dev/null || true
+	if [[ -n ${KEEP:-} ]]; then
+		umount "$KEEP/net" 2>/dev/null || true
+		rm -rf "$KEEP"
+	fi
 	fault_teardown
 }
 
@@ -129,6 +135,31 @@ collected_from() {
 	fault_teardown
 	fault_setup
 	recovers
+}
+
+@test "a namespace out of /run/netns but kept by a bind mount or an open descriptor keeps its pins" {
+	xt route attach dev veth1 hook tc
+	[[ -d $PIN_DIR ]]
+	# A bind mount elsewhere, as container runtimes keep theirs.
+	KEEP=$(mktemp -d)
+	touch "$KEEP/net"
+	mount --bind "/run/netns/$XF_NS_R1" "$KEEP/net"
+	# And a process holding the namespace open (not living in it).
+	sleep 60 3<"/run/netns/$XF_NS_R1" &
+	HOLDER=$!
+	ip netns del "$XF_NS_R1"
+	run -0 timeout 20 xfwd -n "$XF_NS_H1" route detach all
+	[[ -d $PIN_DIR ]] || fail "detach all collected the pins of a namespace still kept"
+	umount "$KEEP/net"
+	run -0 timeout 20 xfwd -n "$XF_NS_H1" route detach all
+	[[ -d $PIN_DIR ]] || fail "detach all collected pins the descriptor still kept"
+	kill "$HOLDER"
+	wait "$HOLDER" 2>/dev/null || true
+	HOLDER=
+	rm -rf "$KEEP"
+	KEEP=
+	wait_until 5 collected_from "$XF_NS_H1" ||
+		fail "pins of the deleted namespace left: $(find "$PIN_DIR" 2>/dev/null)"
 }
 
 @test "bpffs unmounted (in a private mount namespace): show, stats and detach all say nothing is attached; attach mounts it again" {
