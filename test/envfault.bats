@@ -34,6 +34,8 @@ teardown() {
 		umount "$KEEP/net" 2>/dev/null || true
 		rm -rf "$KEEP"
 	fi
+	# The move test's second namespace, if it stopped early.
+	ip netns del "$XF_NS_PREFIX-mv" 2>/dev/null || true
 	fault_teardown
 }
 
