@@ -247,22 +247,14 @@ static int chain_show_one(const struct xf_chain_info *ci, void *arg)
 	return 0;
 }
 
+static int chain_walk(struct xfwd *x, struct xf_nl *nl, const char *dev)
+{
+	return xf_chain_list(nl, dev, chain_show_one, x);
+}
+
 static int chain_show(struct xfwd *x, struct xf_args *a)
 {
-	const char *dev = NULL;
-	struct xf_nl *nl;
-	int err;
-
-	err = arg_dev_filter(a, &dev);
-	if (err)
-		return err;
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
-	out_list_begin(x->out, "interfaces");
-	err = xf_chain_list(nl, dev, chain_show_one, x);
-	out_list_end(x->out);
-	return err;
+	return cmd_show_list(x, a, "interfaces", chain_walk);
 }
 
 static const struct cmd chain_cmds[] = {

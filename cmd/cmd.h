@@ -64,6 +64,11 @@ void cmd_usage(const struct object *obj);
 
 /* Lazily open rtnetlink in the current namespace. NULL after an Error. */
 struct xf_nl *xfwd_nl(struct xfwd *x);
+
+/* A show verb: [ dev IFNAME ], then walk fills the list named key (dev is
+ * NULL for every interface). cmd/show.c. */
+typedef int (*cmd_walk_fn)(struct xfwd *x, struct xf_nl *nl, const char *dev);
+int cmd_show_list(struct xfwd *x, struct xf_args *a, const char *key, cmd_walk_fn walk);
 /* Take the global lock for a command that changes state; for a verb marked
  * XF_CMD_CHANGES, first check its capabilities (an Error naming what is
  * missing, -EPERM). 0/-errno. */

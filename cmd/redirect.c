@@ -124,22 +124,14 @@ static int redirect_show_one(const struct xf_redirect_info *ri, void *arg)
 	return 0;
 }
 
+static int redirect_walk(struct xfwd *x, struct xf_nl *nl, const char *dev)
+{
+	return xf_redirect_list(nl, dev, redirect_show_one, x);
+}
+
 static int redirect_show(struct xfwd *x, struct xf_args *a)
 {
-	const char *dev = NULL;
-	struct xf_nl *nl;
-	int err;
-
-	err = arg_dev_filter(a, &dev);
-	if (err)
-		return err;
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
-	out_list_begin(x->out, "rules");
-	err = xf_redirect_list(nl, dev, redirect_show_one, x);
-	out_list_end(x->out);
-	return err;
+	return cmd_show_list(x, a, "rules", redirect_walk);
 }
 
 static const struct cmd redirect_cmds[] = {

@@ -167,26 +167,18 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 	return 0;
 }
 
-static int route_show(struct xfwd *x, struct xf_args *a)
+static int route_walk(struct xfwd *x, struct xf_nl *nl, const char *dev)
 {
-	const char *dev = NULL;
-	struct xf_link l;
-	struct xf_nl *nl;
-	int err;
+	struct xf_link l = { .ifindex = 0 };
 
-	err = arg_dev_filter(a, &dev);
-	if (err)
-		return err;
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
-	l.ifindex = 0;
 	if (dev && xf_link_find(nl, dev, &l))
 		return -ENODEV;
-	out_list_begin(x->out, "interfaces");
-	err = xf_route_list(nl, l.ifindex, route_show_one, x);
-	out_list_end(x->out);
-	return err;
+	return xf_route_list(nl, l.ifindex, route_show_one, x);
+}
+
+static int route_show(struct xfwd *x, struct xf_args *a)
+{
+	return cmd_show_list(x, a, "interfaces", route_walk);
 }
 
 static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_get_req *r)

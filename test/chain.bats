@@ -14,13 +14,7 @@ load helpers/chain
 
 setup_file() {
 	_need_root
-	local p
-	for p in pass count drop_udp tx broken tc_only runcfg tail; do
-		[[ -e $PROGS/$p.bpf.o ]] || {
-			echo "# $PROGS/$p.bpf.o missing: make check builds it" >&3
-			return 1
-		}
-	done
+	_need_progs pass count drop_udp tx broken tc_only runcfg tail
 }
 
 setup() {

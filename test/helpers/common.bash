@@ -30,6 +30,19 @@ _need_root() {
 	[[ $EUID -eq 0 ]] || skip "needs root"
 }
 
+# _need_progs NAME...: in setup_file, fail unless make check has built the
+# test programs build/test/progs/NAME.bpf.o.
+_need_progs() {
+	local p dir
+	dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/test/progs"
+	for p in "$@"; do
+		[[ -e $dir/$p.bpf.o ]] || {
+			echo "# $dir/$p.bpf.o missing: make check builds it" >&3
+			return 1
+		}
+	done
+}
+
 
 # kernel_lacks KEY: the running kernel lacks the feature KEY (a key of
 # "xfwd feature"), as known from outside xfwd's probes: the kernels xfwd is
