@@ -39,6 +39,7 @@
 
 #include "arg.h"
 #include "chain.h"
+#include "clock.h"
 #include "xbpf.h"
 
 #define REPEAT 1000000
@@ -548,23 +549,6 @@ static void cleanup(struct bench *b)
 	for (i = 0; i < MAX_LEN; i++)
 		bpf_object__close(b->pass[i]);
 	free(b);
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 int main(int argc, char **argv)

@@ -30,6 +30,7 @@
 #include <linux/if_link.h>
 
 #include "arg.h"
+#include "clock.h"
 #include "csum.h"
 #include "xbpf.h"
 #include "xfwd_bpf.h"
@@ -52,24 +53,6 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* CPU seconds this process used so far, user and system. */
-static double cpu_now(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 /* The whole frame: Ethernet, IP, UDP with a correct checksum, zeros. */
@@ -173,10 +156,10 @@ static int send_frames(const struct gen_opts *o)
 	/* Each call costs ~16 ms of setup: batches of ~0.1 s, or of a tenth
 	 * of the rate when one is set. */
 	chunk = o->rate ? (o->rate / 10 ?: 1) : 200000;
-	t0 = now();
-	c0 = cpu_now();
+	t0 = mono_s();
+	c0 = cpu_s();
 	tick = t0;
-	while (sent < o->count && now() - t0 < o->duration) {
+	while (sent < o->count && mono_s() - t0 < o->duration) {
 		t.repeat = o->count - sent < chunk ? o->count - sent : chunk;
 		if (bpf_prog_test_run_opts(fd, &t)) {
 			err = -errno;
@@ -186,13 +169,13 @@ static int send_frames(const struct gen_opts *o)
 		sent += t.repeat;
 		if (o->rate) {
 			tick += 0.1;
-			while (now() < tick)
+			while (mono_s() < tick)
 				usleep(1000);
 		}
 	}
-	t1 = now();
+	t1 = mono_s();
 	printf("{\"sent\":%llu,\"seconds\":%.3f,\"pps\":%.0f,\"size\":%u,\"cpu_s\":%.3f}\n",
-	       (unsigned long long)sent, t1 - t0, sent / (t1 - t0), o->size, cpu_now() - c0);
+	       (unsigned long long)sent, t1 - t0, sent / (t1 - t0), o->size, cpu_s() - c0);
 	gen_bpf__destroy(skel);
 	return err ? 1 : 0;
 }
@@ -237,8 +220,8 @@ static int sink(const struct gen_opts *o)
 	/* Ready: the caller waits for this line before it starts sending. */
 	printf("{\"ready\":true}\n");
 	fflush(stdout);
-	t0 = now();
-	while (now() - t0 < o->duration && !stop)
+	t0 = mono_s();
+	while (mono_s() - t0 < o->duration && !stop)
 		usleep(10000);
 	err = xf_percpu_sum(bpf_map__fd(skel->maps.xf_gen_count), &key, sum, 2);
 	printf("{\"received\":%llu,\"bytes\":%llu}\n", (unsigned long long)sum[0],
