@@ -619,6 +619,8 @@ bool xf_xdp_features_reported(void)
 			mnl_socket_close(sk);
 		return true;	/* cannot tell: trust what bpf_xdp_query() says */
 	}
+	/* libmnl 1.0.4 leaves an attribute's padding as it finds it. */
+	memset(buf, 0, 256);
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = GENL_ID_CTRL;
 	nlh->nlmsg_flags = NLM_F_REQUEST;
