@@ -113,6 +113,22 @@ static int read_job(char *proj, char *rundir, size_t len)
 	return 0;
 }
 
+/* mkdir -p: what exists already, or cannot be made on the read-only
+ * root, is left to the mount that follows to report. */
+static void mkdir_p(char *path)
+{
+	char *p;
+
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	mkdir(path, 0755);
+}
+
 static int setup(const char *proj)
 {
 	char path[4200];
@@ -151,10 +167,6 @@ static int setup(const char *proj)
 	err = mnt("root", NEWROOT, "virtiofs", MS_RDONLY, NULL);
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), NEWROOT "%s", proj);
-	err = mnt("proj", path, "virtiofs", 0, NULL);
-	if (err)
-		return err;
 	umount2("/dev", MNT_DETACH);
 	for (i = 0; i < sizeof(fs) / sizeof(fs[0]); i++) {
 		snprintf(path, sizeof(path), NEWROOT "%s", fs[i].dst);
@@ -167,6 +179,13 @@ static int setup(const char *proj)
 			return -errno;
 		}
 	}
+	/* The project last: it may lie below one of those (a clone in
+	 * /tmp), whose fresh tmpfs then needs the mount point made. */
+	snprintf(path, sizeof(path), NEWROOT "%s", proj);
+	mkdir_p(path);
+	err = mnt("proj", path, "virtiofs", 0, NULL);
+	if (err)
+		return err;
 	/* What udev would add: bash's process substitution needs /dev/fd. */
 	symlink("/proc/self/fd", NEWROOT "/dev/fd");
 	symlink("/proc/self/fd/0", NEWROOT "/dev/stdin");
