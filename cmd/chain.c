@@ -266,7 +266,7 @@ static const struct cmd chain_cmds[] = {
 	{ "order", chain_order, "dev IFNAME NAME NAME ...", XF_CMD_CHANGES },
 	{ "del", chain_del, "dev IFNAME { name NAME | all }", XF_CMD_CHANGES },
 	{ "show", chain_show, "[ dev IFNAME ]", XF_CMD_READS },
-	{ NULL }
+	{ }
 };
 
 const struct object chain_object = {

@@ -120,7 +120,7 @@ out:
 
 static const struct cmd feature_cmds[] = {
 	{ "show", feature_show, "[ dev IFNAME ]", 0 },
-	{ NULL }
+	{ }
 };
 
 const struct object feature_object = {

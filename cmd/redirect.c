@@ -140,7 +140,7 @@ static const struct cmd redirect_cmds[] = {
 		"[ hook { tc | xdp } ]", XF_CMD_CHANGES },
 	{ "del", redirect_del, "dev IFNAME [ ingress | egress ] [ match PREFIX | all ]", XF_CMD_CHANGES },
 	{ "show", redirect_show, "[ dev IFNAME ]", XF_CMD_READS },
-	{ NULL }
+	{ }
 };
 
 const struct object redirect_object = {

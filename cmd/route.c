@@ -292,7 +292,7 @@ static const struct cmd route_cmds[] = {
 	{ "show", route_show, "[ dev IFNAME ]", XF_CMD_READS },
 	{ "get", route_get, "ADDRESS [ from ADDRESS ] [ iif IFNAME ] [ ttl N ] [ len N ] "
 		"[ proto { udp | tcp | icmp } ]", XF_CMD_READS },
-	{ NULL }
+	{ }
 };
 
 const struct object route_object = {

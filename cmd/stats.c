@@ -452,7 +452,7 @@ static const struct cmd stats_cmds[] = {
 	{ "watch", stats_watch, "[ dev IFNAME ] [ route | chain | redirect ] "
 		"[ interval SECONDS ] [ count N ]", XF_CMD_READS },
 	{ "reset", stats_reset, "[ dev IFNAME ] [ route | chain | redirect ]", XF_CMD_CHANGES },
-	{ NULL }
+	{ }
 };
 
 const struct object stats_object = {
