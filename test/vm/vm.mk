@@ -31,8 +31,11 @@ build/tools/netkit-pair: test/vm/netkit-pair.c $(LIB_OBJS) | build/tools
 
 vm-tools: all build/vm/init build/tools/netkit-pair $(TEST_PROG_OBJS)
 
+# One vCPU per guest: with two, 7.2's full suite once hit an int3 oops in
+# live-patched receive code under TCG (a stale translation after a static
+# key flipped); the CI subset below has passed with two.
 check-kernels: vm-tools
-	$(Q)test/vm/check $(if $(KERNEL),--kernel $(KERNEL) $(if $(MODULES),--modules $(MODULES)),$(KERNELS)) -- $(VM_SUITES)
+	$(Q)XF_VM_SMP=$${XF_VM_SMP:-1} test/vm/check $(if $(KERNEL),--kernel $(KERNEL) $(if $(MODULES),--modules $(MODULES)),$(KERNELS)) -- $(VM_SUITES)
 
 check-kernels-ci: vm-tools
 	$(Q)test/vm/check --filter '$(VM_CI_FILTER)' sid bookworm -- $(VM_CI_SUITES)
