@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
 #include <linux/netlink.h>
 
 #include "fault.h"
@@ -182,4 +183,36 @@ int xf_nl_request(struct xf_nl *nl, struct nlmsghdr *nlh)
 int xf_nl_dump(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg)
 {
 	return nl_run(nl, nlh, cb, arg);
+}
+
+static int nl_family_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct nlattr *attr;
+	uint16_t *id = arg;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID &&
+		    !mnl_attr_validate(attr, MNL_TYPE_U16))
+			*id = mnl_attr_get_u16(attr);
+	}
+	return 0;
+}
+
+int xf_nl_genl_family(struct xf_nl *nl, const char *name, uint16_t *id)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, GENL_ID_CTRL, 0);
+	struct genlmsghdr *g;
+	uint16_t found = 0;
+	int err;
+
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
+	err = xf_nl_dump(nl, nlh, nl_family_cb, &found);
+	if (!err && !found)
+		err = -EPROTO;
+	if (!err && id)
+		*id = found;
+	return err;
 }

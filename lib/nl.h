@@ -22,5 +22,9 @@ struct nlmsghdr *xf_nl_msg(struct xf_nl *nl, uint16_t type, uint16_t flags);
 int xf_nl_request(struct xf_nl *nl, struct nlmsghdr *nlh);
 /* Like xf_nl_request but the reply messages go to cb (a GET or a dump). */
 int xf_nl_dump(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg);
+/* On a NETLINK_GENERIC socket: the id of the generic netlink family name,
+ * in *id when id is not NULL. 0, -ENOENT when this kernel has no such
+ * family, or -errno. */
+int xf_nl_genl_family(struct xf_nl *nl, const char *name, uint16_t *id);
 
 #endif
