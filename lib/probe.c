@@ -15,10 +15,8 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <libmnl/libmnl.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
-#include <linux/genetlink.h>
 #include <linux/rtnetlink.h>
 
 #include "xfwd_compat.h"
@@ -417,9 +415,14 @@ static void attach_links(struct attach_res *r, struct xf_nl *nl, struct probe_bp
 
 	attach_answer(&r->xdp_link, bpf_link_create(xdp, if0, BPF_XDP, NULL),
 		      "bpf_link_create(BPF_XDP)");
-	attach_answer(&r->tcx, bpf_link_create(tc, if0, (enum bpf_attach_type)
-					       XF_BPF_TCX_INGRESS, NULL),
-		      "bpf_link_create(BPF_TCX_INGRESS)");
+	/* The same question route and redirect ask before they choose a
+	 * hook, then the link itself. */
+	if (!xf_tcx_available(if0))
+		probe_set(&r->tcx, false, -EINVAL, "no BPF_TCX_INGRESS attach type");
+	else
+		attach_answer(&r->tcx, bpf_link_create(tc, if0, (enum bpf_attach_type)
+						       XF_BPF_TCX_INGRESS, NULL),
+			      "bpf_link_create(BPF_TCX_INGRESS)");
 	err = xf_tc_clsact_add(nl, if1);
 	if (err)
 		probe_set(&r->cls_bpf, false, err, "cannot add a clsact qdisc");
@@ -603,44 +606,16 @@ int xf_probe_iface_link(const struct xf_link *l, struct xf_iface_features *f)
 
 bool xf_xdp_features_reported(void)
 {
-	/* One answer per process: the kernel does not change under us. */
-	static int known = -1;
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct mnl_socket *sk;
-	struct nlmsghdr *nlh;
-	struct genlmsghdr *g;
-	ssize_t n;
+	struct xf_nl *nl;
+	int err;
 
-	if (known >= 0)
-		return known;
-	sk = mnl_socket_open(NETLINK_GENERIC);
-	if (!sk || mnl_socket_bind(sk, 0, MNL_SOCKET_AUTOPID) < 0) {
-		if (sk)
-			mnl_socket_close(sk);
-		return true;	/* cannot tell: trust what bpf_xdp_query() says */
-	}
-	/* libmnl 1.0.4 leaves an attribute's padding as it finds it. */
-	memset(buf, 0, 256);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = GENL_ID_CTRL;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = 1;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = CTRL_CMD_GETFAMILY;
-	g->version = 1;
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, "netdev");
-	known = 1;
-	if (mnl_socket_sendto(sk, nlh, nlh->nlmsg_len) >= 0) {
-		n = mnl_socket_recvfrom(sk, buf, sizeof(buf));
-		nlh = (struct nlmsghdr *)buf;
-		if (n >= (ssize_t)sizeof(*nlh) && nlh->nlmsg_type == NLMSG_ERROR) {
-			const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-
-			known = e->error != -ENOENT;
-		}
-	}
-	mnl_socket_close(sk);
-	return known;
+	/* The netdev family came with the reports (6.3). Without a socket,
+	 * or an answer, trust what bpf_xdp_query() says. */
+	if (xf_nl_open(&nl, NETLINK_GENERIC))
+		return true;
+	err = xf_nl_genl_family(nl, "netdev", NULL);
+	xf_nl_close(nl);
+	return err != -ENOENT;
 }
 
 bool xf_tcx_available(int ifindex)
