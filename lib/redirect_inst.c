@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/* redirect: the namespace's pinned instance (programs, rule trie,
+ * counters), rule keys and the walk over the rules. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "redirect.h"
+#include "redirect_pin.h"
+#include "xbpf.h"
+#include "redirect.skel.h"
+
+static const char *const rd_obj_names[RD_NFDS] = {
+	[RD_PROG_ING] = "prog_ingress", [RD_PROG_EGR] = "prog_egress",
+	[RD_PROG_XDP] = "prog_xdp", [RD_MAP_RULES] = "xf_rd_rules",
+	[RD_MAP_CNT] = "xf_rd_cnt", [RD_MAP_TX] = "xf_rd_tx",
+};
+
+static const char *const mode_names[XF_RD_MODE_MAX] = {
+	[XF_RD_EGRESS] = "egress", [XF_RD_INGRESS] = "ingress", [XF_RD_PEER] = "peer",
+	[XF_RD_PEER_EGRESS] = "peer-egress", [XF_RD_NEIGH] = "neigh",
+	[XF_RD_MIRROR] = "mirror",
+};
+
+const char *xf_redirect_mode_name(int mode)
+{
+	return mode >= 0 && mode < XF_RD_MODE_MAX ? mode_names[mode] : "?";
+}
+
+int xf_redirect_mode_parse(const char *word)
+{
+	int i;
+
+	for (i = 0; i < XF_RD_MODE_MAX; i++)
+		if (!strcmp(mode_names[i], word))
+			return i;
+	return -1;
+}
+
+void rd_close(struct rd_inst *in)
+{
+	int i;
+
+	for (i = 0; i < RD_NFDS; i++) {
+		if (in->fd[i] >= 0)
+			close(in->fd[i]);
+		in->fd[i] = -1;
+	}
+}
+
+int rd_open(struct rd_inst *in, enum rd_open_how how)
+{
+	struct redirect_bpf *skel;
+	char why[512];
+	int i, fd, err;
+
+	for (i = 0; i < RD_NFDS; i++)
+		in->fd[i] = -1;
+	in->created = false;
+	err = xf_pin_path(in->dir, sizeof(in->dir), 0, NULL);
+	if (err)
+		return err;
+	strncat(in->dir, "/redirect", sizeof(in->dir) - strlen(in->dir) - 1);
+	for (i = 0; i < RD_NFDS; i++) {
+		fd = xf_pin_get(in->dir, rd_obj_names[i]);
+		if (fd < 0)
+			break;
+		in->fd[i] = fd;
+	}
+	if (i == RD_NFDS)
+		return 0;
+	err = fd;
+	rd_close(in);
+	/* The dispatcher has said so once (xf_pins_readable). */
+	if (err == -EACCES && how == RD_READ)
+		return -ENOENT;
+	if (err != -ENOENT) {
+		fprintf(stderr, "Error: cannot open the redirect program in %s: %s.\n", in->dir,
+			strerror(-err));
+		return err;
+	}
+	if (i)		/* a part of one, left by a killed command */
+		xf_pin_rmtree(in->dir);
+	if (how != RD_CREATE)
+		return -ENOENT;
+	err = xf_bpffs_ensure();
+	if (err) {
+		fprintf(stderr, "Error: cannot mount bpffs: %s.\n", strerror(-err));
+		return err;
+	}
+	skel = redirect_bpf__open_and_load();
+	if (!skel) {
+		err = -errno;
+		fprintf(stderr, "Error: cannot load the redirect program: %s%s%s.\n",
+			strerror(-err), *xf_bpf_last_log(why, sizeof(why)) ? ": " : "", why);
+		return err;
+	}
+	in->fd[RD_PROG_ING] = bpf_program__fd(skel->progs.xf_rd_ingress);
+	in->fd[RD_PROG_EGR] = bpf_program__fd(skel->progs.xf_rd_egress);
+	in->fd[RD_PROG_XDP] = bpf_program__fd(skel->progs.xf_rd_xdp);
+	in->fd[RD_MAP_RULES] = bpf_map__fd(skel->maps.xf_rd_rules);
+	in->fd[RD_MAP_CNT] = bpf_map__fd(skel->maps.xf_rd_cnt);
+	in->fd[RD_MAP_TX] = bpf_map__fd(skel->maps.xf_rd_tx);
+	err = xf_pin_mkdir(in->dir);
+	for (i = 0; i < RD_NFDS; i++) {
+		int src = in->fd[i];
+
+		in->fd[i] = fcntl(src, F_DUPFD_CLOEXEC, 3);
+		if (!err)
+			err = in->fd[i] < 0 ? -errno : xf_pin_obj(src, in->dir, rd_obj_names[i]);
+	}
+	redirect_bpf__destroy(skel);
+	if (err) {
+		fprintf(stderr, "Error: cannot pin the redirect program: %s.\n", strerror(-err));
+		rd_close(in);
+		xf_pin_rmtree(in->dir);
+		*strrchr(in->dir, '/') = '\0';
+		xf_dir_prune(in->dir, XF_PIN_ROOT);
+		return err;
+	}
+	in->created = true;
+	return 0;
+}
+
+void rd_key(int ifindex, int dir, const struct xf_addr *m, struct xf_redir_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->scope = XF_RD_SCOPE(ifindex, dir);
+	k->prefixlen = 32;
+	if (!m)
+		return;
+	if (m->family == AF_INET) {
+		k->addr[10] = k->addr[11] = 0xff;
+		memcpy(k->addr + 12, m->bytes, 4);
+		k->prefixlen += 96 + m->plen;
+	} else {
+		memcpy(k->addr, m->bytes, 16);
+		k->prefixlen += m->plen;
+	}
+}
+
+bool rd_key_match(const struct xf_redir_key *k, struct xf_addr *m)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	memset(m, 0, sizeof(*m));
+	if (k->prefixlen <= 32)
+		return false;
+	if (k->prefixlen >= 32 + 96 && !memcmp(k->addr, mapped, 12)) {
+		m->family = AF_INET;
+		m->plen = k->prefixlen - 32 - 96;
+		memcpy(m->bytes, k->addr + 12, 4);
+	} else {
+		m->family = AF_INET6;
+		m->plen = k->prefixlen - 32;
+		memcpy(m->bytes, k->addr, 16);
+	}
+	return true;
+}
+
+void rd_mask(struct xf_addr *m)
+{
+	int n = m->family == AF_INET ? 4 : 16, i;
+
+	for (i = 0; i < n; i++) {
+		int bits = m->plen - i * 8;
+
+		if (bits <= 0)
+			m->bytes[i] = 0;
+		else if (bits < 8)
+			m->bytes[i] &= 0xff << (8 - bits);
+	}
+}
+
+int rd_each(struct rd_inst *in, int (*fn)(struct rd_inst *, struct rd_walk *, void *),
+		   void *arg)
+{
+	struct xf_redir_key *keys, *prev = NULL;
+	struct rd_walk w;
+	int n = 0, i, err = 0;
+
+	keys = calloc(XF_RD_MAX_RULES, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	while (n < XF_RD_MAX_RULES &&
+	       !bpf_map_get_next_key(in->fd[RD_MAP_RULES], prev, &keys[n])) {
+		prev = &keys[n];
+		n++;
+	}
+	/* A walk cut short is an error, not fewer rules: a caller counts
+	 * rules to decide what to detach. */
+	if (n < XF_RD_MAX_RULES && errno != ENOENT)
+		err = -errno;
+	for (i = 0; i < n && !err; i++) {
+		w.key = keys[i];
+		if (bpf_map_lookup_elem(in->fd[RD_MAP_RULES], &w.key, &w.rule)) {
+			if (errno != ENOENT)
+				err = -errno;
+			continue;
+		}
+		err = fn ? fn(in, &w, arg) : 0;
+	}
+	free(keys);
+	return err < 0 ? err : n;
+}
