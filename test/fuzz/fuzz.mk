@@ -75,7 +75,7 @@ build/asan/test/%: test/unit/%.c $(ASAN_LIB_OBJS) build/asan/cmd/cmd.o | build/a
 		$(ASAN_LIB_OBJS) build/asan/cmd/cmd.o $(LIBS)
 
 # The targets include the file whose static functions they reach
-# (cmd/xfwd.c, lib/chain_state.c) and so leave that object out.
+# (cmd/xfwd.c, lib/chain_add.c) and so leave that object out.
 FUZZ_CMD_OBJS := $(filter-out build/asan/cmd/xfwd.o,$(ASAN_CMD_OBJS))
 
 build/asan/fuzz/fuzz_cli: test/fuzz/fuzz_cli.c $(FUZZ_CMD_OBJS) $(ASAN_LIB_OBJS) | build/asan/fuzz
@@ -88,7 +88,7 @@ build/asan/fuzz/fuzz_batch: test/fuzz/fuzz_cli.c $(FUZZ_CMD_OBJS) $(ASAN_LIB_OBJ
 
 build/asan/fuzz/fuzz_elf: test/fuzz/fuzz_elf.c $(ASAN_LIB_OBJS) | build/asan/fuzz
 	$(QUIET_CC)$(FUZZ_CC) $(ASAN_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< \
-		$(filter-out build/asan/lib/chain_state.o,$(ASAN_LIB_OBJS)) $(LIBS)
+		$(filter-out build/asan/lib/chain_add.o,$(ASAN_LIB_OBJS)) $(LIBS)
 
 fuzz-build: $(FUZZ_BINS) build/asan/xfwd $(ASAN_UNIT_BINS) $(TEST_PROG_OBJS) $(BPF_OBJS) \
 	$(FUZZ_PROG_OBJS)

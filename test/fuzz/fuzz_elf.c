@@ -12,10 +12,10 @@
  * map is created and nothing is verified: that is the kernel's part, which
  * test/fuzz/elf.bats drives with mutated objects.
  *
- * lib/chain_state.c is compiled in for its static functions; its object is
+ * lib/chain_add.c is compiled in for its static functions; its object is
  * left out of the link.
  */
-#include "../../lib/chain_state.c"
+#include "../../lib/chain_add.c"
 
 #include <stdint.h>
 
@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	obj = bpf_object__open_mem(data, size, &oo);
 	if (!obj) {
 		/* As xf_chain_add() reports it. */
-		snprintf(msg, sizeof(msg), "%s", err_str(-errno));
+		snprintf(msg, sizeof(msg), "%s", chain_err_str(-errno));
 		return 0;
 	}
 	null = fopen("/dev/null", "w");

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Inside the chain library: one interface's chain as it is pinned, and
+ * the build-then-swap every change goes through. */
+#ifndef XF_CHAIN_IF_H
+#define XF_CHAIN_IF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <bpf/libbpf.h>
+
+#include "chain_state.h"
+#include "nl_link.h"
+
+#define CHAIN_PATH_LEN 320
+#define CHAIN_DEFAULT_PRIO 50	/* libxdp's default run priority */
+
+/* One interface's chain: paths and the fds of what is pinned. */
+struct chain_if {
+	struct xf_link l;
+	char pin[CHAIN_PATH_LEN];	/* XF_PIN_ROOT/ns<id>/<ifindex> */
+	char run[CHAIN_PATH_LEN];	/* XF_CHAIN_RUN_DIR/ns<id>/<ifindex> */
+	int link_fd, desc_fd, cnt_fd;
+	uint32_t xdp_flags;		/* for a new chain's link */
+	struct xf_chain_desc d;		/* as it is now (n = 0 when there is none) */
+};
+
+/* Open dev's chain, or an empty one. A foreign XDP program is refused. */
+int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct chain_if *c);
+void chain_if_close(struct chain_if *c);
+/* strerror() that also knows libbpf's own codes (LIBBPF_ERRNO__FORMAT...). */
+const char *chain_err_str(int err);
+/* The index in d of the member name, or of the member in slot; -1. */
+int chain_find_member(const struct xf_chain_desc *d, const char *name);
+int chain_find_slot(const struct xf_chain_desc *d, int slot);
+/* Where the copy of member's object is kept. */
+void chain_obj_path(const struct chain_if *c, const char *member, char *buf, size_t len);
+/* Where the maps of member dm are pinned. */
+void chain_map_dir(const struct chain_if *c, const struct xf_chain_desc_member *dm,
+		   char *buf, size_t len);
+/* Open a member's object with only its program loaded, its maps pinned
+ * (or reused from their pins) below chain_map_dir(). */
+struct bpf_object *chain_member_open(const struct chain_if *c, const char *path,
+				     const struct xf_chain_desc_member *dm,
+				     struct bpf_program **prog, char *msg, size_t len);
+/* Make d the running chain: build, then swap (or attach the first time),
+ * then write d. Prints its own Error. 0/-errno. */
+int chain_commit(struct chain_if *c, struct xf_chain_desc *d);
+/* Apply a's "on VERDICT ACTION [NAME]" rules to member i of d. Prints its
+ * own Error. 0/-XF_EUSAGE. */
+int chain_apply_rules(struct xf_chain_desc *d, int i, const struct xf_chain_add *a);
+
+#endif
