@@ -156,8 +156,10 @@ no_state() {
 # capture NAME DEV COUNT FILE: mirror.py capture in the background; returns
 # once it is listening.
 capture() {
+	# The bound covers the sender's start too (python and scapy, seconds
+	# on a busy machine); the capture ends as soon as it has COUNT.
 	in_ns "$1" /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/mirror.py" capture \
-		"$2" "$3" "$(vm_slow 5)" "$4" 3>&- &
+		"$2" "$3" "$(vm_slow 30)" "$4" 3>&- &
 	BG_PIDS+=($!)
 	wait_until "$(vm_slow 5)" test -e "$4.ready"
 }
