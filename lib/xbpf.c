@@ -262,7 +262,9 @@ void xf_bpf_log_init(bool verbose)
 }
 
 /* A verifier line worth showing: not blank, not libbpf's framing, not the
- * per-instruction trace ("12: (bf) r1 = r6") nor the statistics lines. */
+ * per-instruction trace ("12: (bf) r1 = r6") nor the statistics lines, nor
+ * libbpf's note that it went on without a BPF token (1.4 and later), which
+ * says nothing about why a load failed. */
 static bool log_line_useful(const char *s, size_t n)
 {
 	while (n && (*s == ' ' || *s == '\t')) {
@@ -278,6 +280,8 @@ static bool log_line_useful(const char *s, size_t n)
 	    !strncmp(s, "-- END", 6) || !strncmp(s, "libbpf: prog '", 14) ||
 	    !strncmp(s, "Validating ", 11) || !strncmp(s, "func#", 5) ||
 	    !strncmp(s, "from ", 5) || !strncmp(s, "mark_precise", 12))
+		return false;
+	if (!strncmp(s, "libbpf: object '", 16) && memmem(s, n, "token", 5))
 		return false;
 	return true;
 }
