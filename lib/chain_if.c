@@ -61,9 +61,8 @@ int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct cha
 	memset(c, 0, sizeof(*c));
 	c->link_fd = c->desc_fd = c->cnt_fd = -1;
 	err = xf_link_find(nl, dev, &c->l);
-	if (err) {
+	if (err)
 		return err;
-	}
 	err = xf_pin_path(c->pin, sizeof(c->pin), c->l.ifindex, NULL) ?: xf_netns_id(&ns);
 	if (err)
 		return err;

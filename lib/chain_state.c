@@ -212,9 +212,8 @@ int xf_chain_list(struct xf_nl *nl, const char *dev,
 		struct xf_link l;
 
 		err = xf_link_find(nl, dev, &l);
-		if (err) {
+		if (err)
 			goto out;
-		}
 		w->ifx[w->n++] = l.ifindex;
 	} else {
 		err = xf_link_list(nl, chain_walk_cb, w);

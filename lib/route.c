@@ -618,9 +618,14 @@ static int rt_gone_read(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g)
 			return -errno;
 		g->xdp = li.type == BPF_LINK_TYPE_XDP;
 	}
-	if (!xf_link_get(nl, NULL, g->ifindex, &l)) {
+	/* Only a device the kernel says is gone is taken for gone: its
+	 * chain's pins are then removed without asking the chain. */
+	err = xf_link_get(nl, NULL, g->ifindex, &l);
+	if (!err) {
 		memcpy(g->name, l.name, sizeof(g->name));
 		g->xdp_flags = l.xdp.mode == XF_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
+	} else if (err != -ENODEV) {
+		return err;
 	}
 	if (in->fd[RT_MAP_IFCFG] < 0)
 		return 0;
@@ -691,6 +696,13 @@ static void rt_undetach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_gone
 	if (g->left_chain) {
 		struct rt_dev d = { .name = g->name, .xdp_flags = g->xdp_flags };
 
+		/* Where route was the chain's only member the chain is gone but
+		 * for our hold on its link, which keeps its program on the
+		 * device: let go, then build it again. */
+		if (g->link_fd >= 0) {
+			close(g->link_fd);
+			g->link_fd = -1;
+		}
 		fd = rt_chain_join(nl, &d);
 	}
 	if (g->unpinned && fd >= 0) {
@@ -734,14 +746,11 @@ int rt_pinned_ifindexes(int *out, int max)
  * links are dead, and no command can name them any more. */
 static void rt_sweep_gone(void)
 {
-	char dir[RT_PATH_MAX], path[RT_PATH_MAX + 32], name[IF_NAMESIZE];
-	uint64_t ns;
+	char dir[RT_PATH_MAX], run[RT_PATH_MAX], path[RT_PATH_MAX + 32], name[IF_NAMESIZE];
 	struct dirent *e;
-	int ifindex;
+	int ifindex, pass;
+	uint64_t ns;
 	DIR *d;
-
-	char run[RT_PATH_MAX];
-	int pass;
 
 	if (xf_pin_path(dir, sizeof(dir), 0, NULL) || xf_netns_id(&ns))
 		return;
@@ -797,9 +806,8 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 			int fd;
 
 			err = xf_link_find(nl, devs[i], &l);
-			if (err) {
+			if (err)
 				return err;
-			}
 			fd = rt_link_open(l.ifindex);
 			if (fd < 0) {
 				fprintf(stderr, "Error: %s is not in the forwarding set.\n", devs[i]);

@@ -59,6 +59,28 @@ teardown() {
 	fault_loop "route attach dev veth1 dev veth2 hook tc" -- route detach dev veth1 dev veth2
 }
 
+# These two put back what they took apart by building it again: the same
+# state under new kernel ids (snap_rebuilt).
+@test "route detach, hook xdp: every step rolls back, the chain built again" {
+	gro_on
+	xt route attach dev veth1 dev veth2 hook xdp
+	FAULT_SNAP=snap_rebuilt fault_loop "route attach dev veth1 hook xdp" -- \
+		route detach dev veth1
+	((FAULTS > 3))
+	xt route attach dev veth1 hook xdp
+	FAULT_SNAP=snap_rebuilt fault_loop "route attach dev veth1 dev veth2 hook xdp" -- \
+		route detach dev veth1 dev veth2
+}
+
+@test "redirect del of both directions at once: every step rolls back" {
+	local undo=$BATS_TEST_TMPDIR/undo
+	printf '%s\n' "redirect add dev veth1 to veth2" \
+		"redirect add dev veth1 egress match 198.18.7.0/24 to veth2" >"$undo"
+	xt -b "$undo"
+	FAULT_SNAP=snap_rebuilt fault_loop "-b $undo" -- redirect del dev veth1 all
+	((FAULTS > 3))
+}
+
 @test "chain add, the first member and a second one: every step rolls back" {
 	fault_loop "chain del dev veth1 all" -- chain add dev veth1 obj "$PROGS/count.bpf.o" name a
 	fault_loop "chain del dev veth1 name b" -- chain add dev veth1 obj "$PROGS/pass.bpf.o" name b

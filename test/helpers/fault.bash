@@ -64,6 +64,13 @@ snap() {
 	[[ ! -d $RUN_DIR ]] || find "$RUN_DIR" -type f -exec md5sum {} + | sort
 }
 
+# snap_rebuilt: snap with the kernel's ids left out, for a command whose
+# rollback builds again what it had taken apart (FAULT_SNAP=snap_rebuilt):
+# the same programs, maps, links and pins, under new ids.
+snap_rebuilt() {
+	snap | sed -E 's/\b(prog_id|link_id|map_id|btf_id|load_time|id)(": ?| )[0-9]+/\1\2N/g'
+}
+
 # The same without ids: for comparing two runs that both succeeded.
 snap_norm() {
 	printf 'route show\nchain show\nredirect show\n' | xt -j -b - |
@@ -77,18 +84,19 @@ snap_norm() {
 # r1's state must equal the state before (snap, ids and all); a run that
 # succeeded although call N failed (a failure xfwd may ignore) must equal
 # a clean run, and is undone with UNDO (a command line, for xt). Leaves the
-# command done, and the count of faults injected in FAULTS.
+# command done, and the count of faults injected in FAULTS. FAULT_SNAP
+# names the state function (snap, or snap_rebuilt).
 fault_loop() {
 	local undo=$1 n=1 rc out tol=0
 	shift 2
 	local before="$BATS_TEST_TMPDIR/before" after="$BATS_TEST_TMPDIR/after"
-	local want="$BATS_TEST_TMPDIR/want"
+	local want="$BATS_TEST_TMPDIR/want" state=${FAULT_SNAP:-snap}
 	# The clean run first, for what success looks like.
 	xt "$@" || fail "clean run of \"$*\" failed"
 	snap_norm >"$want"
 	# shellcheck disable=SC2086
 	xt $undo || fail "undo \"$undo\" failed"
-	snap >"$before"
+	$state >"$before"
 	for ((n = 1; n < 2000; n++)); do
 		rc=0
 		out=$(XFWD_FAULT=fail:$n xt "$@" 2>&1) || rc=$?
@@ -104,11 +112,11 @@ fault_loop() {
 				fail "\"$*\" succeeded past fault $n but not as a clean run: $out"
 			# shellcheck disable=SC2086
 			xt $undo >/dev/null || fail "undo \"$undo\" after fault $n failed"
-			snap >"$before"
+			$state >"$before"
 			continue
 		fi
 		[[ $out == *Error:* ]] || fail "\"$*\" failed at fault $n without an Error line: $out"
-		snap >"$after"
+		$state >"$after"
 		diff -u "$before" "$after" >&2 ||
 			fail "\"$*\" failed at fault $n (rc $rc) and changed r1: $out"
 	done
