@@ -222,10 +222,11 @@ xdp_tx_ctr() {
 	done
 	link=$(link_id)
 	ids+=("$(prog_id)")
-	# At most 10000 datagrams at 1000/s (longer under emulation, where
-	# the swaps are slower); stopped once the swaps are done.
-	max=$(vm_slow 10000)
-	udp_recv "$dir" $PORT "$(vm_slow 30)"
+	# At most 30000 datagrams at 1000/s (longer under emulation, where
+	# the swaps are slower); stopped once the swaps are done, which takes
+	# seconds here but once took over a minute in a guest on a busy host.
+	max=$(vm_slow 30000)
+	udp_recv "$dir" $PORT "$(vm_slow 60)"
 	ip netns exec "$XF_NS_H1" /usr/bin/python3 "$UDPSEQ" send "$XF_H2_IP4" $PORT "$max" 1000 \
 		>"$dir/sent" 3>&- &
 	TX_PID=$!
