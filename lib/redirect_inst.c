@@ -58,25 +58,13 @@ int rd_open(struct rd_inst *in, enum rd_open_how how)
 {
 	struct redirect_bpf *skel;
 	char why[512];
-	int i, fd, err;
+	int i, err;
 
-	for (i = 0; i < RD_NFDS; i++)
-		in->fd[i] = -1;
 	in->created = false;
-	err = xf_pin_path(in->dir, sizeof(in->dir), 0, NULL);
-	if (err)
-		return err;
-	strncat(in->dir, "/redirect", sizeof(in->dir) - strlen(in->dir) - 1);
-	for (i = 0; i < RD_NFDS; i++) {
-		fd = xf_pin_get(in->dir, rd_obj_names[i]);
-		if (fd < 0)
-			break;
-		in->fd[i] = fd;
-	}
-	if (i == RD_NFDS)
+	err = xf_pin_get_set(in->dir, sizeof(in->dir), "redirect", rd_obj_names, RD_NFDS,
+			     in->fd);
+	if (!err)
 		return 0;
-	err = fd;
-	rd_close(in);
 	/* The dispatcher has said so once (xf_pins_readable). */
 	if (err == -EACCES && how == RD_READ)
 		return -ENOENT;
@@ -85,8 +73,6 @@ int rd_open(struct rd_inst *in, enum rd_open_how how)
 			strerror(-err));
 		return err;
 	}
-	if (i)		/* a part of one, left by a killed command */
-		xf_pin_rmtree(in->dir);
 	if (how != RD_CREATE)
 		return -ENOENT;
 	err = xf_bpffs_ensure();

@@ -56,27 +56,8 @@ void rt_inst_close(struct rt_inst *in)
  * one, left by a command that was killed: it is then removed). */
 int rt_inst_open(struct rt_inst *in)
 {
-	int i, fd, err;
-
-	for (i = 0; i < RT_NFDS; i++)
-		in->fd[i] = -1;
 	in->created = false;
-	err = xf_pin_path(in->dir, sizeof(in->dir), 0, NULL);
-	if (err)
-		return err;
-	strncat(in->dir, "/route", sizeof(in->dir) - strlen(in->dir) - 1);
-	for (i = 0; i < RT_NFDS; i++) {
-		fd = xf_pin_get(in->dir, rt_obj_names[i]);
-		if (fd < 0) {
-			err = fd;
-			rt_inst_close(in);
-			if (err == -ENOENT && i > 0)
-				xf_pin_rmtree(in->dir);
-			return err;
-		}
-		in->fd[i] = fd;
-	}
-	return 0;
+	return xf_pin_get_set(in->dir, sizeof(in->dir), "route", rt_obj_names, RT_NFDS, in->fd);
 }
 
 /* After the instance's directory is gone: the namespace's, when empty. */

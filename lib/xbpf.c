@@ -95,6 +95,37 @@ int xf_pin_get(const char *dir, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+int xf_pin_get_set(char *dir, size_t len, const char *sub, const char *const *names,
+		   int n, int *fds)
+{
+	size_t used;
+	int i, fd;
+
+	for (i = 0; i < n; i++)
+		fds[i] = -1;
+	fd = xf_pin_path(dir, len, 0, NULL);
+	if (fd)
+		return fd;
+	used = strlen(dir);
+	if ((size_t)snprintf(dir + used, len - used, "/%s", sub) >= len - used)
+		return -ENAMETOOLONG;
+	for (i = 0; i < n; i++) {
+		fd = xf_pin_get(dir, names[i]);
+		if (fd < 0)
+			break;
+		fds[i] = fd;
+	}
+	if (i == n)
+		return 0;
+	if (fd == -ENOENT && i > 0)
+		xf_pin_rmtree(dir);
+	while (i-- > 0) {
+		close(fds[i]);
+		fds[i] = -1;
+	}
+	return fd;
+}
+
 /* path is XF_PIN_ROOT or XF_RUN_ROOT or below one of them. */
 static bool xf_own_tree(const char *path)
 {

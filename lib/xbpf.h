@@ -26,6 +26,12 @@ int xf_pin_obj(int fd, const char *dir, const char *name);
 /* The object pinned at dir/name: an fd (the caller closes it), or -errno
  * (-ENOENT when nothing is pinned there). */
 int xf_pin_get(const char *dir, const char *name);
+/* A set of pins: the namespace's directory sub (made into dir, len bytes)
+ * and names[0..n) in it, opened into fds, all or none (fds -1). 0 or the
+ * first failure; a part of a set (left by a killed command) is removed
+ * and reads as -ENOENT. */
+int xf_pin_get_set(char *dir, size_t len, const char *sub, const char *const *names,
+		   int n, int *fds);
 /* mkdir -p of a directory below XF_PIN_ROOT or XF_RUN_ROOT. Every
  * directory from the root down is made sure to be xfwd's: a directory (not
  * a symlink) of this user's, mode 0700 (a wider one is narrowed). 0/-errno
