@@ -218,6 +218,24 @@ xdp_tx_ctr() {
 
 # --- 4. reorder under load ---------------------------------------------------
 
+# drops_outside: the sum of the kernel's drop counters on the stream's way
+# that are not the chain's: veth's ring into r1's XDP (h1's veth0 tx
+# drops), r1's veth2 and h2's veth0, the backlog queues (softnet_stat,
+# the whole machine's) and h2's UDP socket.
+drops_outside() {
+	local h1 r1 h2 sock backlog
+	h1=$(ip -n "$XF_NS_H1" -s -j link show dev veth0 | jq -e '.[0].stats64.tx.dropped')
+	r1=$(ip -n "$XF_NS_R1" -s -j link show dev veth2 | jq -e '.[0].stats64.tx.dropped')
+	h2=$(ip -n "$XF_NS_H2" -s -j link show dev veth0 | jq -e '.[0].stats64.rx.dropped')
+	sock=$(kstat "$XF_NS_H2" UdpRcvbufErrors)
+	backlog=0
+	while read -r _ d _; do
+		backlog=$((backlog + 16#$d))
+	done </proc/net/softnet_stat
+	echo "# drops: h1 $h1 r1 $r1 h2 $h2 socket $sock backlog $backlog" >&3
+	echo $((h1 + r1 + h2 + sock + backlog))
+}
+
 @test "reorder under load: 50 swaps a b c <-> a c b while h1 streams; every datagram runs the chain and reaches h2" {
 	dir=$BATS_TEST_TMPDIR/load ids=()
 	# All three count and pass: kernel forwarding would deliver a datagram
@@ -231,6 +249,7 @@ xdp_tx_ctr() {
 	# the swaps are slower); stopped once the swaps are done, which takes
 	# seconds here but once took over a minute in a guest on a busy host.
 	max=$(vm_slow 30000)
+	out0=$(drops_outside)
 	udp_recv "$dir" $PORT "$(vm_slow 60)"
 	ip netns exec "$XF_NS_H1" /usr/bin/python3 "$UDPSEQ" send "$XF_H2_IP4" $PORT "$max" 1000 \
 		>"$dir/sent" 3>&- &
@@ -255,15 +274,19 @@ xdp_tx_ctr() {
 	wait "$RX_PID" || fail "h2 saw no end marker"
 	RX=$dir/rx.json
 	sent=$(cat "$dir/sent")
-	echo "# sent $sent, summary $(cat "$RX")" >&3
+	# What the kernel's queues dropped on the way, outside the chain: 0
+	# where the machine keeps up; a guest on one emulated CPU once lost a
+	# burst of 26 there.
+	lost=$(($(drops_outside) - out0))
+	echo "# sent $sent, dropped outside the chain $lost, summary $(cat "$RX")" >&3
 	((sent >= 300 && sent < max))
 	assert_equal "$(rx sent)" "$sent"
-	assert_equal "$(rx missing)" 0
+	(($(rx missing) <= lost)) || fail "$(rx missing) datagrams missing, $lost dropped outside the chain"
 	assert_equal "$(rx dups)" 0
-	assert_equal "$(rx received)" "$sent"
+	(($(rx received) >= sent - lost)) || fail "$(rx received) of $sent received"
 	for m in a b c; do
 		n=$(mapval $m xf_cnt)
-		((n >= sent)) || fail "member $m ran for $n packets of $sent"
+		((n >= sent - lost)) || fail "member $m ran for $n packets of $sent"
 	done
 	# 51 programs, one link: each swap replaced the whole program in place.
 	assert_equal "$(printf '%s\n' "${ids[@]}" | sort -u | wc -l)" 51
