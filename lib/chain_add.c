@@ -264,7 +264,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		if (err == -ENOENT && !access(a->obj, F_OK))
 			err = -LIBBPF_ERRNO__FORMAT;
 		fprintf(stderr, "Error: \"%s\" is not a BPF object file: %s.\n", a->obj,
-			chain_err_str(err));
+			chain_err_str(err, why, sizeof(why)));
 		goto out;
 	}
 	err = pick_prog(obj, a, &pname);

@@ -35,11 +35,9 @@ void chain_if_close(struct chain_if *c)
 }
 
 /* strerror() that also knows libbpf's own codes (LIBBPF_ERRNO__FORMAT...). */
-const char *chain_err_str(int err)
+const char *chain_err_str(int err, char *buf, size_t len)
 {
-	static char buf[128];
-
-	libbpf_strerror(err, buf, sizeof(buf));
+	libbpf_strerror(err, buf, len);
 	return buf;
 }
 
@@ -140,7 +138,7 @@ struct bpf_object *chain_member_open(const struct chain_if *c, const char *path,
 				      const struct xf_chain_desc_member *dm,
 				      struct bpf_program **prog, char *msg, size_t len)
 {
-	char dir[CHAIN_PATH_LEN + 32], pin[CHAIN_PATH_LEN + 64], why[256];
+	char dir[CHAIN_PATH_LEN + 32], pin[CHAIN_PATH_LEN + 64], why[256], ebuf[128];
 	struct bpf_object *obj;
 	struct bpf_program *p;
 	struct bpf_map *map;
@@ -153,7 +151,7 @@ struct bpf_object *chain_member_open(const struct chain_if *c, const char *path,
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj) {
 		snprintf(msg, len, "member %s: cannot open its object: %s", dm->name,
-			 chain_err_str(errno));
+			 chain_err_str(errno, ebuf, sizeof(ebuf)));
 		return NULL;
 	}
 	*prog = NULL;
@@ -191,7 +189,8 @@ struct bpf_object *chain_member_open(const struct chain_if *c, const char *path,
 	if (!err)
 		err = bpf_object__load(obj);
 	if (err) {
-		snprintf(msg, len, "member %s: %s%s%s", dm->name, chain_err_str(err),
+		snprintf(msg, len, "member %s: %s%s%s", dm->name,
+			 chain_err_str(err, ebuf, sizeof(ebuf)),
 			 *xf_bpf_last_log(why, sizeof(why)) ? ": " : "", why);
 		goto err;
 	}

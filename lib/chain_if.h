@@ -29,7 +29,7 @@ struct chain_if {
 int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct chain_if *c);
 void chain_if_close(struct chain_if *c);
 /* strerror() that also knows libbpf's own codes (LIBBPF_ERRNO__FORMAT...). */
-const char *chain_err_str(int err);
+const char *chain_err_str(int err, char *buf, size_t len);
 /* The index in d of the member name, or of the member in slot; -1. */
 int chain_find_member(const struct xf_chain_desc *d, const char *name);
 int chain_find_slot(const struct xf_chain_desc *d, int slot);

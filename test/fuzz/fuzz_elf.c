@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	obj = bpf_object__open_mem(data, size, &oo);
 	if (!obj) {
 		/* As xf_chain_add() reports it. */
-		snprintf(msg, sizeof(msg), "%s", chain_err_str(-errno));
+		chain_err_str(-errno, msg, sizeof(msg));
 		return 0;
 	}
 	null = fopen("/dev/null", "w");
