@@ -2,7 +2,6 @@
 /* redirect: the namespace's pinned instance (programs, rule trie,
  * counters), rule keys and the walk over the rules. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +57,7 @@ int rd_open(struct rd_inst *in, enum rd_open_how how)
 {
 	struct redirect_bpf *skel;
 	char why[512];
-	int i, err;
+	int fds[RD_NFDS], err;
 
 	in->created = false;
 	err = xf_pin_get_set(in->dir, sizeof(in->dir), "redirect", rd_obj_names, RD_NFDS,
@@ -87,27 +86,16 @@ int rd_open(struct rd_inst *in, enum rd_open_how how)
 			strerror(-err), *xf_bpf_last_log(why, sizeof(why)) ? ": " : "", why);
 		return err;
 	}
-	in->fd[RD_PROG_ING] = bpf_program__fd(skel->progs.xf_rd_ingress);
-	in->fd[RD_PROG_EGR] = bpf_program__fd(skel->progs.xf_rd_egress);
-	in->fd[RD_PROG_XDP] = bpf_program__fd(skel->progs.xf_rd_xdp);
-	in->fd[RD_MAP_RULES] = bpf_map__fd(skel->maps.xf_rd_rules);
-	in->fd[RD_MAP_CNT] = bpf_map__fd(skel->maps.xf_rd_cnt);
-	in->fd[RD_MAP_TX] = bpf_map__fd(skel->maps.xf_rd_tx);
-	err = xf_pin_mkdir(in->dir);
-	for (i = 0; i < RD_NFDS; i++) {
-		int src = in->fd[i];
-
-		in->fd[i] = fcntl(src, F_DUPFD_CLOEXEC, 3);
-		if (!err)
-			err = in->fd[i] < 0 ? -errno : xf_pin_obj(src, in->dir, rd_obj_names[i]);
-	}
+	fds[RD_PROG_ING] = bpf_program__fd(skel->progs.xf_rd_ingress);
+	fds[RD_PROG_EGR] = bpf_program__fd(skel->progs.xf_rd_egress);
+	fds[RD_PROG_XDP] = bpf_program__fd(skel->progs.xf_rd_xdp);
+	fds[RD_MAP_RULES] = bpf_map__fd(skel->maps.xf_rd_rules);
+	fds[RD_MAP_CNT] = bpf_map__fd(skel->maps.xf_rd_cnt);
+	fds[RD_MAP_TX] = bpf_map__fd(skel->maps.xf_rd_tx);
+	err = xf_pin_set(in->dir, rd_obj_names, RD_NFDS, fds, in->fd);
 	redirect_bpf__destroy(skel);
 	if (err) {
 		fprintf(stderr, "Error: cannot pin the redirect program: %s.\n", strerror(-err));
-		rd_close(in);
-		xf_pin_rmtree(in->dir);
-		*strrchr(in->dir, '/') = '\0';
-		xf_dir_prune(in->dir, XF_PIN_ROOT);
 		return err;
 	}
 	in->created = true;

@@ -6,7 +6,6 @@
  * reads links, maps and netlink, never a file of our own. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,22 +59,12 @@ int rt_inst_open(struct rt_inst *in)
 	return xf_pin_get_set(in->dir, sizeof(in->dir), "route", rt_obj_names, RT_NFDS, in->fd);
 }
 
-/* After the instance's directory is gone: the namespace's, when empty. */
-static void rt_prune_ns(const char *inst_dir)
-{
-	char ns[RT_PATH_MAX];
-
-	snprintf(ns, sizeof(ns), "%s", inst_dir);
-	*strrchr(ns, '/') = '\0';
-	xf_dir_prune(ns, XF_PIN_ROOT);
-}
-
 /* Load the programs and maps and pin them: the instance then outlives us. */
 static int rt_inst_create(struct rt_inst *in)
 {
 	struct route_bpf *skel;
 	char why[512];
-	int fds[RT_NFDS], i, err;
+	int fds[RT_NFDS], err;
 
 	skel = route_bpf__open_and_load();
 	if (!skel) {
@@ -90,18 +79,11 @@ static int rt_inst_create(struct rt_inst *in)
 	fds[RT_MAP_IFCFG] = bpf_map__fd(skel->maps.xf_rt_ifcfg);
 	fds[RT_MAP_STATS] = bpf_map__fd(skel->maps.xf_rt_stats);
 	fds[RT_MAP_TRACE] = bpf_map__fd(skel->maps.xf_rt_trace);
-	err = xf_pin_mkdir(in->dir);
-	for (i = 0; !err && i < RT_NFDS; i++) {
-		in->fd[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
-		err = in->fd[i] < 0 ? -errno : xf_pin_obj(fds[i], in->dir, rt_obj_names[i]);
-	}
+	err = xf_pin_set(in->dir, rt_obj_names, RT_NFDS, fds, in->fd);
 	route_bpf__destroy(skel);
 	if (err) {
 		fprintf(stderr, "Error: cannot pin the route fast path in %s: %s.\n", in->dir,
 			strerror(-err));
-		rt_inst_close(in);
-		xf_pin_rmtree(in->dir);
-		rt_prune_ns(in->dir);
 		return err;
 	}
 	in->created = true;

@@ -126,6 +126,34 @@ int xf_pin_get_set(char *dir, size_t len, const char *sub, const char *const *na
 	return fd;
 }
 
+int xf_pin_set(const char *dir, const char *const *names, int n, const int *src, int *fds)
+{
+	char parent[512];
+	int i, err;
+
+	for (i = 0; i < n; i++)
+		fds[i] = -1;
+	err = xf_pin_mkdir(dir);
+	for (i = 0; !err && i < n; i++) {
+		fds[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 3);
+		err = fds[i] < 0 ? -errno : xf_pin_obj(src[i], dir, names[i]);
+	}
+	if (!err)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+	xf_pin_rmtree(dir);
+	snprintf(parent, sizeof(parent), "%s", dir);
+	if (strrchr(parent, '/')) {
+		*strrchr(parent, '/') = '\0';
+		xf_dir_prune(parent, XF_PIN_ROOT);
+	}
+	return err;
+}
+
 /* path is XF_PIN_ROOT or XF_RUN_ROOT or below one of them. */
 static bool xf_own_tree(const char *path)
 {

@@ -32,6 +32,11 @@ int xf_pin_get(const char *dir, const char *name);
  * and reads as -ENOENT. */
 int xf_pin_get_set(char *dir, size_t len, const char *sub, const char *const *names,
 		   int n, int *fds);
+/* Pin src[0..n) as names[0..n) in dir (made if need be), each with a copy
+ * of its fd in fds; src stays the caller's. All or none: on failure the
+ * copies are closed, and dir, with what was pinned in it, and its parents
+ * left empty are removed. 0/-errno. */
+int xf_pin_set(const char *dir, const char *const *names, int n, const int *src, int *fds);
 /* mkdir -p of a directory below XF_PIN_ROOT or XF_RUN_ROOT. Every
  * directory from the root down is made sure to be xfwd's: a directory (not
  * a symlink) of this user's, mode 0700 (a wider one is narrowed). 0/-errno
