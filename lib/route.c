@@ -135,14 +135,14 @@ const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook)
 	return "auto: the driver has no native XDP";
 }
 
-/* Whether frames redirected by XDP into ifindex are delivered, not dropped. */
-static bool rt_xdp_xmit_ok(int ifindex)
+/* Whether frames redirected by XDP into ifindex are delivered, not dropped;
+ * reported is xf_xdp_features_reported(). */
+static bool rt_xdp_xmit_ok(int ifindex, bool reported)
 {
 	/* A kernel that does not report XDP features shows no native XDP
 	 * either: every member is in generic mode, whose redirects need no
 	 * ndo_xmit and reach any device. */
-	return !xf_xdp_features_reported() ||
-	       rt_xdp_features(ifindex) & NETDEV_XDP_ACT_NDO_XMIT;
+	return !reported || rt_xdp_features(ifindex) & NETDEV_XDP_ACT_NDO_XMIT;
 }
 
 /* Re-read what can change under us for every member: whether it takes XDP
@@ -151,6 +151,7 @@ static bool rt_xdp_xmit_ok(int ifindex)
 int rt_refresh(struct rt_inst *in)
 {
 	uint32_t keys[XF_RT_MAX_IF], next, *prev = NULL;
+	bool reported = xf_xdp_features_reported();
 	struct xf_route_ifcfg cfg;
 	int n = 0, i, err = 0;
 
@@ -171,7 +172,7 @@ int rt_refresh(struct rt_inst *in)
 			continue;
 		}
 		cfg.flags &= ~(XF_RTIF_XDP_XMIT | XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
-		if (rt_xdp_xmit_ok(key))
+		if (rt_xdp_xmit_ok(key, reported))
 			cfg.flags |= XF_RTIF_XDP_XMIT;
 		cfg.flags |= rt_rp_filter_flags(key);
 		rt_family_flags(&cfg.flags);
@@ -357,7 +358,7 @@ static int rt_attach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d,
 		    (o->family & XF_RTIF_INET ? XF_RTIF_WANT_INET : 0) |
 		    (o->family & XF_RTIF_INET6 ? XF_RTIF_WANT_INET6 : 0) |
 		    (auto_hook ? XF_RTIF_AUTO : 0) | rt_rp_filter_flags(key) |
-		    (rt_xdp_xmit_ok(key) ? XF_RTIF_XDP_XMIT : 0);
+		    (rt_xdp_xmit_ok(key, xf_xdp_features_reported()) ? XF_RTIF_XDP_XMIT : 0);
 	rt_family_flags(&cfg.flags);
 	memcpy(cfg.mac, d->l.addr, sizeof(cfg.mac));
 	rt_clear_slot(in, cfg.slot);
