@@ -184,27 +184,35 @@ int xf_link_list(struct xf_nl *nl, int (*cb)(const struct xf_link *l, void *arg)
 	return xf_nl_dump(nl, nlh, link_walk_cb, &w);
 }
 
-int xf_link_add_veth(struct xf_nl *nl, const char *name, const char *peer)
+/* RTM_NEWLINK for a pair: name of kind, with its mode (when mode_attr is
+ * not 0) and its peer's name, nested in peer_attr after an ifinfomsg of the
+ * peer's own, in IFLA_INFO_DATA. */
+static int link_add_pair(struct xf_nl *nl, const char *name, const char *kind,
+			 uint16_t mode_attr, uint32_t mode, uint16_t peer_attr, const char *peer)
 {
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
 	struct nlattr *info, *data, *pinfo;
-	struct ifinfomsg *ifm;
-	struct nlmsghdr *nlh;
 
-	nlh = xf_nl_msg(nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
 	ifm->ifi_family = AF_UNSPEC;
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
-	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, kind);
 	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
-	pinfo = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
-	/* The peer's attributes follow an ifinfomsg of its own. */
+	if (mode_attr)
+		mnl_attr_put_u32(nlh, mode_attr, mode);
+	pinfo = mnl_attr_nest_start(nlh, peer_attr);
 	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg));
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, peer);
 	mnl_attr_nest_end(nlh, pinfo);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 	return xf_nl_request(nl, nlh);
+}
+
+int xf_link_add_veth(struct xf_nl *nl, const char *name, const char *peer)
+{
+	return link_add_pair(nl, name, "veth", 0, 0, VETH_INFO_PEER, peer);
 }
 
 int xf_link_add_netkit(struct xf_nl *nl, const char *name)
@@ -223,23 +231,8 @@ int xf_link_add_netkit(struct xf_nl *nl, const char *name)
 
 int xf_link_add_netkit_pair(struct xf_nl *nl, const char *name, const char *peer, bool l2)
 {
-	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	struct nlattr *info, *data, *pinfo;
-
-	ifm->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
-	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
-	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "netkit");
-	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
-	mnl_attr_put_u32(nlh, IFLA_NETKIT_MODE, l2 ? NETKIT_L2 : NETKIT_L3);
-	pinfo = mnl_attr_nest_start(nlh, IFLA_NETKIT_PEER_INFO);
-	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg));
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, peer);
-	mnl_attr_nest_end(nlh, pinfo);
-	mnl_attr_nest_end(nlh, data);
-	mnl_attr_nest_end(nlh, info);
-	return xf_nl_request(nl, nlh);
+	return link_add_pair(nl, name, "netkit", IFLA_NETKIT_MODE, l2 ? NETKIT_L2 : NETKIT_L3,
+			     IFLA_NETKIT_PEER_INFO, peer);
 }
 
 struct addr_walk {
