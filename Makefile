@@ -41,7 +41,7 @@ BPF_CFLAGS := -g -O2 --target=bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wno-unused-valu
 	-Ibpf -idirafter /usr/include/$(shell uname -m)-linux-gnu
 
 CMD_SRCS := $(wildcard cmd/*.c)
-LIB_SRCS := $(wildcard lib/*.c)
+LIB_SRCS := $(wildcard lib/*.c lib/*/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 UNIT_SRCS := $(wildcard test/unit/*.c)
 TEST_PROGS := $(wildcard test/progs/*.bpf.c)
@@ -99,16 +99,21 @@ build/cmd/%.o: cmd/%.c config.mk | build/cmd $(SKELS)
 	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -c $< -o $@
 
 build/lib/%.o: lib/%.c config.mk | build/lib $(SKELS)
+	$(Q)mkdir -p $(@D)
 	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -c $< -o $@
 
 build/xfwd: $(CMD_OBJS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(XF_CFLAGS) -o $@ $^ $(LIBS)
 
-build/test/%: test/unit/%.c $(LIB_OBJS) build/cmd/cmd.o | build/test
-	$(QUIET_CC)$(CC) $(XF_CFLAGS) -Itest/unit -MMD -MP -o $@ $< $(LIB_OBJS) build/cmd/cmd.o $(LIBS)
+# The unit tests and the bench tools link the base and the wings, and of
+# cmd/ only the argv cursor and the dispatcher.
+CMD_SHARED := build/cmd/arg.o build/cmd/cmd.o
 
-build/bench/%: bench/%.c $(LIB_OBJS) | build/bench $(SKELS)
-	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -o $@ $< $(LIB_OBJS) $(LIBS)
+build/test/%: test/unit/%.c $(LIB_OBJS) $(CMD_SHARED) | build/test
+	$(QUIET_CC)$(CC) $(XF_CFLAGS) -Itest/unit -MMD -MP -o $@ $< $(LIB_OBJS) $(CMD_SHARED) $(LIBS)
+
+build/bench/%: bench/%.c $(LIB_OBJS) $(CMD_SHARED) | build/bench $(SKELS)
+	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -o $@ $< $(LIB_OBJS) $(CMD_SHARED) $(LIBS)
 
 build/man/%.8: man/man8/%.8.in Makefile | build/man
 	$(QUIET_GEN)sed -e 's/@VERSION@/$(VERSION)/g' $< > $@

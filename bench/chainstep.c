@@ -38,7 +38,7 @@
 #include <bpf/libbpf.h>
 
 #include "arg.h"
-#include "chain.h"
+#include "chain/build.h"
 #include "clock.h"
 #include "xbpf.h"
 

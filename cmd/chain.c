@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "caps.h"
-#include "chain_state.h"
+#include "chain/chain.h"
 #include "cmd.h"
 #include "out.h"
 

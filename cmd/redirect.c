@@ -6,7 +6,7 @@
 
 #include "cmd.h"
 #include "out.h"
-#include "redirect.h"
+#include "redirect/redirect.h"
 
 static const char *const hook_words[] = { "tc", "xdp", NULL };
 

@@ -8,7 +8,7 @@
 #include "cmd.h"
 #include "nl_link.h"
 #include "out.h"
-#include "route.h"
+#include "route/route.h"
 
 #define ROUTE_MAX_DEVS 64
 

@@ -10,7 +10,7 @@
 
 #include "cmd.h"
 #include "out.h"
-#include "stats.h"
+#include "stats/stats.h"
 
 static const char *const obj_words[] = { "route", "chain", "redirect", NULL };
 

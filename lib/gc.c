@@ -17,8 +17,8 @@
 #include <linux/nsfs.h>
 #include <unistd.h>
 
-#include "chain_state.h"
-#include "route.h"
+#include "chain/chain.h"
+#include "route/route.h"
 #include "xbpf.h"
 
 #define GC_MAX_NS 4096

@@ -17,8 +17,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "chain.h"
-#include "chain_link.h"
+#include "chain/build.h"
+#include "chain/link.h"
 #include "xbpf.h"
 
 void xf_chain_member_from_prog(struct xf_chain_member *m, const char *name,

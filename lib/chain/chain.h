@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <net/if.h>
 
-#include "chain.h"
+#include "chain/build.h"
 #include "xbpf.h"
 
 struct xf_nl;

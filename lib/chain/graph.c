@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chain.h"
+#include "chain/build.h"
 
 static const char *const verdict_names[XF_CHAIN_NV] = {
 	"aborted", "drop", "pass", "tx", "redirect", "other",

@@ -18,8 +18,8 @@
 #include <bpf/libbpf.h>
 
 #include "arg.h"
-#include "chain_if.h"
-#include "chain_state.h"
+#include "internal.h"
+#include "chain/chain.h"
 #include "elf_check.h"
 #include "xbpf.h"
 

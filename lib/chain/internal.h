@@ -9,7 +9,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "chain_state.h"
+#include "chain/chain.h"
 #include "nl_link.h"
 
 #define CHAIN_PATH_LEN 320

@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chain_link.h"
+#include "chain/link.h"
 
 #define IS_LD64(x) ((x)->code == (BPF_LD | BPF_IMM | BPF_DW))
 #define IS_CALL(x) ((x)->code == (BPF_JMP | BPF_CALL))

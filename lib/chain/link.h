@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <linux/bpf.h>
 
-#include "chain.h"
+#include "chain/build.h"
 
 struct btf;
 

@@ -13,8 +13,8 @@
 #include <bpf/libbpf.h>
 
 #include "arg.h"
-#include "chain_if.h"
-#include "chain_state.h"
+#include "internal.h"
+#include "chain/chain.h"
 #include "xbpf.h"
 
 /* Open dev's chain for a change of an existing one. */

@@ -14,13 +14,13 @@
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 
-#include "chain_state.h"
+#include "chain/chain.h"
 #include "nl.h"
 #include "nl_link.h"
 #include "nl_tc.h"
 #include "probe.h"
-#include "redirect.h"
-#include "redirect_pin.h"
+#include "redirect/redirect.h"
+#include "internal.h"
 #include "xbpf.h"
 #include "redirect.skel.h"
 

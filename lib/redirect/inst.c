@@ -10,8 +10,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "redirect.h"
-#include "redirect_pin.h"
+#include "redirect/redirect.h"
+#include "internal.h"
 #include "xbpf.h"
 #include "redirect.skel.h"
 

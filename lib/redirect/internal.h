@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "redirect.h"
+#include "redirect/redirect.h"
 #include "xfwd_bpf.h"
 
 #define RD_PATH_LEN 256

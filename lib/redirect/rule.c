@@ -16,8 +16,8 @@
 
 #include "nl_link.h"
 #include "probe.h"
-#include "redirect.h"
-#include "redirect_pin.h"
+#include "redirect/redirect.h"
+#include "internal.h"
 #include "xbpf.h"
 
 struct rd_scope_count {

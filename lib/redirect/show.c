@@ -11,8 +11,8 @@
 #include <bpf/libbpf.h>
 
 #include "nl_link.h"
-#include "redirect.h"
-#include "redirect_pin.h"
+#include "redirect/redirect.h"
+#include "internal.h"
 #include "xbpf.h"
 
 struct rd_list {

@@ -18,11 +18,11 @@
 #include "nl_link.h"
 #include "nl_tc.h"
 #include "probe.h"
-#include "redirect.h"
-#include "route.h"
-#include "route_pin.h"
+#include "redirect/redirect.h"
+#include "route/route.h"
+#include "internal.h"
 #include "xbpf.h"
-#include "chain_state.h"
+#include "chain/chain.h"
 #include "route.skel.h"
 
 #define MAX_DEVS 64

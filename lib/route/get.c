@@ -20,8 +20,8 @@
 
 #include "csum.h"
 #include "nl_link.h"
-#include "route.h"
-#include "route_pin.h"
+#include "route/route.h"
+#include "internal.h"
 
 #define PKT_MAX 1600		/* room for a frame of len <= 1500 + headers */
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "route.h"
+#include "route/route.h"
 
 #define RT_PATH_MAX 256
 #define RT_MAX_PINNED (XF_RT_MAX_IF + 1)

@@ -9,8 +9,8 @@
 #include <bpf/libbpf.h>
 
 #include "nl_link.h"
-#include "route.h"
-#include "route_pin.h"
+#include "route/route.h"
+#include "internal.h"
 #include "xbpf.h"
 
 static int cmp_int(const void *a, const void *b)

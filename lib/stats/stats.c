@@ -10,12 +10,12 @@
 #include <bpf/bpf.h>
 
 #include "arg.h"
-#include "chain.h"
-#include "chain_state.h"
+#include "chain/build.h"
+#include "chain/chain.h"
 #include "nl_link.h"
-#include "redirect.h"
-#include "route.h"
-#include "stats.h"
+#include "redirect/redirect.h"
+#include "route/route.h"
+#include "stats/stats.h"
 #include "xbpf.h"
 
 static const char *const obj_names[XF_STATS_NOBJ] = {

@@ -65,17 +65,18 @@ build/asan/cmd/%.o: cmd/%.c config.mk | build/asan/cmd $(SKELS)
 	$(QUIET_CC)$(FUZZ_CC) $(ASAN_CFLAGS) -MMD -MP -c $< -o $@
 
 build/asan/lib/%.o: lib/%.c config.mk | build/asan/lib $(SKELS)
+	$(Q)mkdir -p $(@D)
 	$(QUIET_CC)$(FUZZ_CC) $(ASAN_CFLAGS) -MMD -MP -c $< -o $@
 
 build/asan/xfwd: $(ASAN_CMD_OBJS) $(ASAN_LIB_OBJS)
 	$(QUIET_LINK)$(FUZZ_CC) $(ASAN_CFLAGS) -o $@ $^ $(LIBS)
 
-build/asan/test/%: test/unit/%.c $(ASAN_LIB_OBJS) build/asan/cmd/cmd.o | build/asan/test
+build/asan/test/%: test/unit/%.c $(ASAN_LIB_OBJS) build/asan/cmd/arg.o build/asan/cmd/cmd.o | build/asan/test
 	$(QUIET_CC)$(FUZZ_CC) $(ASAN_CFLAGS) -Itest/unit -MMD -MP -o $@ $< \
-		$(ASAN_LIB_OBJS) build/asan/cmd/cmd.o $(LIBS)
+		$(ASAN_LIB_OBJS) build/asan/cmd/arg.o build/asan/cmd/cmd.o $(LIBS)
 
 # The targets include the file whose static functions they reach
-# (cmd/xfwd.c, lib/chain_add.c) and so leave that object out.
+# (cmd/xfwd.c, lib/chain/add.c) and so leave that object out.
 FUZZ_CMD_OBJS := $(filter-out build/asan/cmd/xfwd.o,$(ASAN_CMD_OBJS))
 
 build/asan/fuzz/fuzz_cli: test/fuzz/fuzz_cli.c $(FUZZ_CMD_OBJS) $(ASAN_LIB_OBJS) | build/asan/fuzz
@@ -86,9 +87,9 @@ build/asan/fuzz/fuzz_batch: test/fuzz/fuzz_cli.c $(FUZZ_CMD_OBJS) $(ASAN_LIB_OBJ
 	$(QUIET_CC)$(FUZZ_CC) $(ASAN_CFLAGS) -DFUZZ_BATCH -fsanitize=fuzzer -MMD -MP -o $@ $< \
 		$(FUZZ_CMD_OBJS) $(ASAN_LIB_OBJS) $(LIBS)
 
-build/asan/fuzz/fuzz_elf: test/fuzz/fuzz_elf.c $(ASAN_LIB_OBJS) | build/asan/fuzz
+build/asan/fuzz/fuzz_elf: test/fuzz/fuzz_elf.c $(ASAN_LIB_OBJS) build/asan/cmd/arg.o | build/asan/fuzz
 	$(QUIET_CC)$(FUZZ_CC) $(ASAN_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< \
-		$(filter-out build/asan/lib/chain_add.o,$(ASAN_LIB_OBJS)) $(LIBS)
+		$(filter-out build/asan/lib/chain/add.o,$(ASAN_LIB_OBJS)) build/asan/cmd/arg.o $(LIBS)
 
 fuzz-build: $(FUZZ_BINS) build/asan/xfwd $(ASAN_UNIT_BINS) $(TEST_PROG_OBJS) $(BPF_OBJS) \
 	$(FUZZ_PROG_OBJS)

@@ -15,11 +15,11 @@
  * lib/chain_add.c is compiled in for its static functions; its object is
  * left out of the link.
  */
-#include "../../lib/chain_add.c"
+#include "../../lib/chain/add.c"
 
 #include <stdint.h>
 
-#include "chain_link.h"
+#include "chain/link.h"
 #include "elf_check.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chain.h"
+#include "chain/build.h"
 #include "check.h"
 
 static struct xf_chain_member m[XF_CHAIN_MAX + 1];
