@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Keyword/value argument parsing; errors are reported here, once. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <net/if.h>
@@ -97,21 +96,6 @@ int arg_str(struct xf_args *a, const char *what, const char **v)
 	return 0;
 }
 
-int xf_parse_u32(const char *s, uint32_t *v)
-{
-	unsigned long long n;
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	n = strtoull(s, &end, 0);
-	if (errno || *end || n > UINT32_MAX)
-		return -EINVAL;
-	*v = n;
-	return 0;
-}
-
 int arg_u32(struct xf_args *a, const char *what, uint32_t *v)
 {
 	return arg_u32_range(a, what, 0, UINT32_MAX, v);
@@ -159,42 +143,6 @@ int arg_dev_filter(struct xf_args *a, const char **dev)
 	return 0;
 }
 
-int xf_parse_addr(const char *s, struct xf_addr *v, bool prefix)
-{
-	char buf[INET6_ADDRSTRLEN + 8];
-	const char *slash;
-	uint32_t plen;
-	int max;
-
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	slash = strchr(s, '/');
-	if (slash) {
-		if (!prefix)
-			return -EINVAL;
-		buf[slash - s] = '\0';
-	}
-	memset(v, 0, sizeof(*v));
-	if (inet_pton(AF_INET, buf, &v->v4) == 1) {
-		v->family = AF_INET;
-		max = 32;
-	} else if (inet_pton(AF_INET6, buf, &v->v6) == 1) {
-		v->family = AF_INET6;
-		max = 128;
-	} else {
-		return -EINVAL;
-	}
-	v->plen = max;
-	if (slash) {
-		if (xf_parse_u32(slash + 1, &plen) || plen > (uint32_t)max ||
-		    (slash[1] == '0' && slash[2]))
-			return -EINVAL;
-		v->plen = plen;
-	}
-	return 0;
-}
-
 int arg_addr(struct xf_args *a, const char *what, struct xf_addr *v)
 {
 	const char *w;
@@ -235,18 +183,4 @@ int arg_one_of(struct xf_args *a, const char *what, const char *const *words,
 		}
 	}
 	return arg_invalid(a, what, w);
-}
-
-const char *xf_addr_str(const struct xf_addr *v, bool prefix, char *buf, size_t len)
-{
-	size_t n;
-
-	if (!inet_ntop(v->family, v->bytes, buf, len)) {
-		snprintf(buf, len, "?");
-		return buf;
-	}
-	n = strlen(buf);
-	if (prefix && n < len)
-		snprintf(buf + n, len - n, "/%u", v->plen);
-	return buf;
 }

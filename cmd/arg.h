@@ -5,11 +5,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <netinet/in.h>
 
-/* Returned (negated) for a usage error: above every errno value, so main()
- * can tell "bad input" (exit 2) from "the kernel said no" (exit 1). */
-#define XF_EUSAGE 4096
+#include "addr.h"
+#include "usage.h"
 
 /* A cursor over one command's words. object/verb name the help hint. */
 struct xf_args {
@@ -18,17 +16,6 @@ struct xf_args {
 	const char *object;
 	const char *verb;
 	uint64_t seen;		/* bit per keyword id given to arg_once() */
-};
-
-/* An IPv4 or IPv6 address, with a prefix length when parsed as a prefix. */
-struct xf_addr {
-	int family;		/* AF_INET or AF_INET6 */
-	uint8_t plen;
-	union {
-		struct in_addr v4;
-		struct in6_addr v6;
-		uint8_t bytes[16];
-	};
 };
 
 void arg_init(struct xf_args *a, int argc, char **argv, const char *object);
@@ -62,11 +49,5 @@ int arg_one_of(struct xf_args *a, const char *what, const char *const *words,
 int arg_unexpected(const struct xf_args *a);
 int arg_missing(const struct xf_args *a, const char *what);
 int arg_invalid(const struct xf_args *a, const char *what, const char *value);
-
-/* Text parsers without a cursor, shared with the tests. 0/-EINVAL */
-int xf_parse_u32(const char *s, uint32_t *v);
-int xf_parse_addr(const char *s, struct xf_addr *v, bool prefix);
-/* Format an address (with "/plen" when prefix). Returns buf. */
-const char *xf_addr_str(const struct xf_addr *v, bool prefix, char *buf, size_t len);
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <net/if.h>
 
-#include "arg.h"
+#include "addr.h"
 
 struct xf_nl;
 

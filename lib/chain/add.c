@@ -13,7 +13,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "arg.h"
+#include "usage.h"
 #include "internal.h"
 #include "chain/chain.h"
 #include "elf_check.h"

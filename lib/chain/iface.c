@@ -17,7 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "arg.h"
+#include "usage.h"
 #include "internal.h"
 #include "chain/chain.h"
 #include "elf_check.h"

@@ -12,7 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "arg.h"
+#include "usage.h"
 #include "internal.h"
 #include "chain/chain.h"
 #include "xbpf.h"

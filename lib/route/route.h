@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <net/if.h>
 
-#include "arg.h"
+#include "addr.h"
+#include "usage.h"
 #include "xfwd_bpf.h"
 
 struct xf_nl;

@@ -9,7 +9,7 @@
 
 #include <bpf/bpf.h>
 
-#include "arg.h"
+#include "addr.h"
 #include "chain/build.h"
 #include "chain/chain.h"
 #include "nl_link.h"
