@@ -147,3 +147,38 @@ int xf_tc_clsact_del(struct xf_nl *nl, int ifindex)
 {
 	return tc_clsact(nl, ifindex, RTM_DELQDISC, 0);
 }
+
+struct tc_qdisc_walk {
+	int ifindex;
+	bool found;
+};
+
+static int tc_clsact_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	struct tc_qdisc_walk *w = arg;
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC || t->tcm_ifindex != w->ifindex)
+		return 0;
+	mnl_attr_for_each(a, nlh, sizeof(*t))
+		if (mnl_attr_get_type(a) == TCA_KIND &&
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0 &&
+		    !strcmp(mnl_attr_get_str(a), "clsact"))
+			w->found = true;
+	return 0;
+}
+
+int xf_tc_has_clsact(struct xf_nl *nl, int ifindex, bool *has)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETQDISC, NLM_F_DUMP);
+	struct tcmsg *t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+	struct tc_qdisc_walk w = { .ifindex = ifindex };
+	int err;
+
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	err = xf_nl_dump(nl, nlh, tc_clsact_cb, &w);
+	*has = w.found;
+	return err;
+}

@@ -21,6 +21,10 @@ struct xf_tc_filter {
 int xf_tc_filters(struct xf_nl *nl, int ifindex, bool ingress,
 		  struct xf_tc_filter *out, int max);
 
+/* Whether ifindex has a clsact qdisc (in *has): ask first, as adding one
+ * where there is one makes the kernel answer with an extack error line.
+ * 0/-errno. */
+int xf_tc_has_clsact(struct xf_nl *nl, int ifindex, bool *has);
 /* Add a clsact qdisc to ifindex. 0/-errno (-EEXIST when there is one). */
 int xf_tc_clsact_add(struct xf_nl *nl, int ifindex);
 /* Add a cls_bpf filter in direct-action mode, prio 1 handle 1, running the

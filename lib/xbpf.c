@@ -56,7 +56,9 @@ int xf_netns_id(uint64_t *id)
 	return 0;
 }
 
-int xf_pin_path(char *buf, size_t len, int ifindex, const char *name)
+/* root/ns<id>[/<ifindex>][/<name>]: the layout of both trees. */
+static int xf_layout_path(const char *root, char *buf, size_t len, int ifindex,
+			  const char *name)
 {
 	uint64_t ns;
 	int n, err;
@@ -64,15 +66,73 @@ int xf_pin_path(char *buf, size_t len, int ifindex, const char *name)
 	err = xf_netns_id(&ns);
 	if (err)
 		return err;
-	if (!ifindex)
-		n = snprintf(buf, len, "%s/ns%llu", XF_PIN_ROOT, (unsigned long long)ns);
-	else if (!name)
-		n = snprintf(buf, len, "%s/ns%llu/%d", XF_PIN_ROOT,
-			     (unsigned long long)ns, ifindex);
-	else
-		n = snprintf(buf, len, "%s/ns%llu/%d/%s", XF_PIN_ROOT,
-			     (unsigned long long)ns, ifindex, name);
+	n = snprintf(buf, len, "%s/ns%llu", root, (unsigned long long)ns);
+	if (n >= 0 && (size_t)n < len && ifindex)
+		n += snprintf(buf + n, len - n, "/%d", ifindex);
+	if (n >= 0 && (size_t)n < len && name)
+		n += snprintf(buf + n, len - n, "/%s", name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int xf_pin_path(char *buf, size_t len, int ifindex, const char *name)
+{
+	return xf_layout_path(XF_PIN_ROOT, buf, len, ifindex, name);
+}
+
+int xf_run_path(char *buf, size_t len, int ifindex, const char *name)
+{
+	return xf_layout_path(XF_RUN_ROOT, buf, len, ifindex, name);
+}
+
+/* Unlink root's ifindex/name (when name), then prune from its directory. */
+static int xf_layout_remove(const char *root, int ifindex, const char *name)
+{
+	char path[512];
+	int err;
+
+	err = xf_layout_path(root, path, sizeof(path), ifindex, name);
+	if (err)
+		return err;
+	if (name) {
+		if (unlink(path) && errno != ENOENT)
+			return -errno;
+		*strrchr(path, '/') = '\0';
+	}
+	xf_dir_prune(path, root);
+	return 0;
+}
+
+int xf_pin_remove(int ifindex, const char *name)
+{
+	return xf_layout_remove(XF_PIN_ROOT, ifindex, name);
+}
+
+int xf_run_remove(int ifindex, const char *name)
+{
+	return xf_layout_remove(XF_RUN_ROOT, ifindex, name);
+}
+
+int xf_pin_if(int fd, int ifindex, const char *name)
+{
+	char dir[512];
+	int err;
+
+	err = xf_pin_path(dir, sizeof(dir), ifindex, NULL) ?: xf_pin_mkdir(dir);
+	return err ?: xf_pin_obj(fd, dir, name);
+}
+
+void xf_rmtree_prune(const char *dir)
+{
+	const char *root = strncmp(dir, XF_RUN_ROOT "/", strlen(XF_RUN_ROOT) + 1) ?
+			   XF_PIN_ROOT : XF_RUN_ROOT;
+	char parent[512];
+
+	xf_pin_rmtree(dir);
+	snprintf(parent, sizeof(parent), "%s", dir);
+	if (strrchr(parent, '/')) {
+		*strrchr(parent, '/') = '\0';
+		xf_dir_prune(parent, root);
+	}
 }
 
 int xf_pin_obj(int fd, const char *dir, const char *name)
@@ -128,7 +188,6 @@ int xf_pin_get_set(char *dir, size_t len, const char *sub, const char *const *na
 
 int xf_pin_set(const char *dir, const char *const *names, int n, const int *src, int *fds)
 {
-	char parent[512];
 	int i, err;
 
 	for (i = 0; i < n; i++)
@@ -145,12 +204,7 @@ int xf_pin_set(const char *dir, const char *const *names, int n, const int *src,
 			close(fds[i]);
 		fds[i] = -1;
 	}
-	xf_pin_rmtree(dir);
-	snprintf(parent, sizeof(parent), "%s", dir);
-	if (strrchr(parent, '/')) {
-		*strrchr(parent, '/') = '\0';
-		xf_dir_prune(parent, XF_PIN_ROOT);
-	}
+	xf_rmtree_prune(dir);
 	return err;
 }
 

@@ -18,9 +18,26 @@ int xf_bpffs_ensure(void);
 /* An id for the current network namespace that is never reused: the netns
  * cookie where the kernel has SO_NETNS_COOKIE, else the nsfs inode. */
 int xf_netns_id(uint64_t *id);
-/* Write XF_PIN_ROOT/ns<id>[/<ifindex>[/<name>]] to buf; ifindex 0 and
- * name NULL stop early. 0/-ENAMETOOLONG/-errno. */
+/* The pin layout, known only to this file: XF_PIN_ROOT/ns<id> is the
+ * namespace's directory, ns<id>/<ifindex> an interface's, and an object
+ * pins under either by name (ns<id>/route/, ns<id>/7/route). XF_RUN_ROOT
+ * has the same layout for what is no pin. */
+/* Write XF_PIN_ROOT/ns<id>[/<ifindex>][/<name>] to buf: ifindex 0 leaves
+ * the interface out, name NULL the name. 0/-ENAMETOOLONG/-errno. */
 int xf_pin_path(char *buf, size_t len, int ifindex, const char *name);
+/* The same below XF_RUN_ROOT. */
+int xf_run_path(char *buf, size_t len, int ifindex, const char *name);
+/* Unlink the pin name of ifindex (0: of the namespace), then remove the
+ * directories left empty, up to XF_PIN_ROOT. name NULL only prunes.
+ * 0/-errno (nothing there is 0). */
+int xf_pin_remove(int ifindex, const char *name);
+/* The same below XF_RUN_ROOT. */
+int xf_run_remove(int ifindex, const char *name);
+/* Pin fd as name in ifindex's directory, made if need be. 0/-errno. */
+int xf_pin_if(int fd, int ifindex, const char *name);
+/* Remove dir (below XF_PIN_ROOT or XF_RUN_ROOT) with everything in it,
+ * then its parents while they are empty. Best effort. */
+void xf_rmtree_prune(const char *dir);
 /* Pin fd at dir/name. 0/-errno. */
 int xf_pin_obj(int fd, const char *dir, const char *name);
 /* The object pinned at dir/name: an fd (the caller closes it), or -errno

@@ -11,11 +11,8 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <libmnl/libmnl.h>
-#include <linux/rtnetlink.h>
 
 #include "chain/chain.h"
-#include "nl.h"
 #include "nl_link.h"
 #include "nl_tc.h"
 #include "probe.h"
@@ -68,44 +65,6 @@ static void rd_clsact_mark(int ifindex, char *buf, size_t len)
 		 ifindex);
 }
 
-struct rd_qdisc_walk {
-	int ifindex;
-	bool found;
-};
-
-static int rd_clsact_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
-	struct rd_qdisc_walk *w = arg;
-	const struct nlattr *a;
-
-	if (nlh->nlmsg_type != RTM_NEWQDISC || t->tcm_ifindex != w->ifindex)
-		return 0;
-	mnl_attr_for_each(a, nlh, sizeof(*t))
-		if (mnl_attr_get_type(a) == TCA_KIND &&
-		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0 &&
-		    !strcmp(mnl_attr_get_str(a), "clsact"))
-			w->found = true;
-	return 0;
-}
-
-/* Whether ifindex has a clsact qdisc (in *has): asked first, as adding one
- * where there is one makes the kernel answer with an extack error line.
- * 0/-errno. */
-static int rd_has_clsact(struct xf_nl *nl, int ifindex, bool *has)
-{
-	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETQDISC, NLM_F_DUMP);
-	struct tcmsg *t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
-	struct rd_qdisc_walk w = { .ifindex = ifindex };
-	int err;
-
-	t->tcm_family = AF_UNSPEC;
-	t->tcm_ifindex = ifindex;
-	err = xf_nl_dump(nl, nlh, rd_clsact_cb, &w);
-	*has = w.found;
-	return err;
-}
-
 int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int ifindex,
 	      int dir, enum xf_rd_hook hook, enum rd_attach *how)
 {
@@ -145,7 +104,7 @@ int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int ifindex
 
 		bool made = false;
 
-		err = rd_has_clsact(nl, ifindex, &made);
+		err = xf_tc_has_clsact(nl, ifindex, &made);
 		if (!err && !made) {
 			err = xf_tc_clsact_add(nl, ifindex);
 			made = !err;

@@ -21,74 +21,42 @@
 #include "redirect/redirect.h"
 #include "route/route.h"
 #include "internal.h"
+#include "hook.h"
+#include "inst.h"
 #include "xbpf.h"
 #include "chain/chain.h"
 #include "route.skel.h"
 
 #define MAX_DEVS 64
 
-const char *xf_hook_name(enum xf_hook h)
+static struct bpf_object *rt_load(void **h)
 {
-	return h == XF_HOOK_XDP ? "xdp" : h == XF_HOOK_TC ? "tc" : "auto";
+	struct route_bpf *skel = route_bpf__open_and_load();
+
+	*h = skel;
+	return skel ? skel->obj : NULL;
 }
 
-static const char *const rt_obj_names[RT_NFDS] = {
-	/* Maps are pinned under their own names: the chain layer finds them
-	 * that way when route is a member of an interface's XDP chain. */
-	[RT_PROG_XDP] = "prog_xdp", [RT_PROG_TC] = "prog_tc",
-	[RT_MAP_TX] = "xf_tx_ports", [RT_MAP_IFCFG] = "xf_rt_ifcfg",
-	[RT_MAP_STATS] = "xf_rt_stats", [RT_MAP_TRACE] = "xf_rt_trace",
+static void rt_destroy(void *h)
+{
+	route_bpf__destroy(h);
+}
+
+/* Maps are pinned under their own names: the chain layer finds them that
+ * way when route is a member of an interface's XDP chain. */
+static const struct xf_inst_obj rt_objs[RT_NFDS] = {
+	[RT_PROG_XDP] = { "prog_xdp", "xf_route_xdp" },
+	[RT_PROG_TC] = { "prog_tc", "xf_route_tc" },
+	[RT_MAP_TX] = { "xf_tx_ports" },
+	[RT_MAP_IFCFG] = { "xf_rt_ifcfg" },
+	[RT_MAP_STATS] = { "xf_rt_stats" },
+	[RT_MAP_TRACE] = { "xf_rt_trace" },
 };
 
-void rt_inst_close(struct rt_inst *in)
-{
-	int i;
-
-	for (i = 0; i < RT_NFDS; i++) {
-		if (in->fd[i] >= 0)
-			close(in->fd[i]);
-		in->fd[i] = -1;
-	}
-}
-
-/* Open the pinned instance. -ENOENT when there is none (or only a part of
- * one, left by a command that was killed: it is then removed). */
-int rt_inst_open(struct rt_inst *in)
-{
-	in->created = false;
-	return xf_pin_get_set(in->dir, sizeof(in->dir), "route", rt_obj_names, RT_NFDS, in->fd);
-}
-
-/* Load the programs and maps and pin them: the instance then outlives us. */
-static int rt_inst_create(struct rt_inst *in)
-{
-	struct route_bpf *skel;
-	char why[512];
-	int fds[RT_NFDS], err;
-
-	skel = route_bpf__open_and_load();
-	if (!skel) {
-		err = -errno;
-		fprintf(stderr, "Error: cannot load the route fast path: %s%s%s.\n",
-			strerror(-err), *xf_bpf_last_log(why, sizeof(why)) ? ": " : "", why);
-		return err;
-	}
-	fds[RT_PROG_XDP] = bpf_program__fd(skel->progs.xf_route_xdp);
-	fds[RT_PROG_TC] = bpf_program__fd(skel->progs.xf_route_tc);
-	fds[RT_MAP_TX] = bpf_map__fd(skel->maps.xf_tx_ports);
-	fds[RT_MAP_IFCFG] = bpf_map__fd(skel->maps.xf_rt_ifcfg);
-	fds[RT_MAP_STATS] = bpf_map__fd(skel->maps.xf_rt_stats);
-	fds[RT_MAP_TRACE] = bpf_map__fd(skel->maps.xf_rt_trace);
-	err = xf_pin_set(in->dir, rt_obj_names, RT_NFDS, fds, in->fd);
-	route_bpf__destroy(skel);
-	if (err) {
-		fprintf(stderr, "Error: cannot pin the route fast path in %s: %s.\n", in->dir,
-			strerror(-err));
-		return err;
-	}
-	in->created = true;
-	return 0;
-}
+const struct xf_inst_desc rt_inst_desc = {
+	.name = "route", .what = "the route fast path", .objs = rt_objs, .n = RT_NFDS,
+	.load = rt_load, .destroy = rt_destroy,
+};
 
 int rt_link_pin_path(char *buf, size_t len, int ifindex)
 {
@@ -148,7 +116,7 @@ static bool rt_xdp_xmit_ok(int ifindex, bool reported)
 /* Re-read what can change under us for every member: whether it takes XDP
  * redirects now (a veth does only while its peer has XDP or GRO) and its
  * rp_filter setting. */
-int rt_refresh(struct rt_inst *in)
+int rt_refresh(struct xf_inst *in)
 {
 	uint32_t keys[XF_RT_MAX_IF], next, *prev = NULL;
 	bool reported = xf_xdp_features_reported();
@@ -285,7 +253,7 @@ static int rt_check_foreign(struct xf_nl *nl, const struct rt_dev *d)
 	return -EBUSY;
 }
 
-static int rt_free_slot(struct rt_inst *in, uint32_t *slot)
+static int rt_free_slot(struct xf_inst *in, uint32_t *slot)
 {
 	uint8_t used[XF_RT_MAX_IF] = { 0 };
 	struct xf_route_ifcfg cfg;
@@ -308,7 +276,7 @@ static int rt_free_slot(struct rt_inst *in, uint32_t *slot)
 }
 
 /* Zero a slot's counters so that a new member starts from nothing. */
-static void rt_clear_slot(struct rt_inst *in, uint32_t slot)
+static void rt_clear_slot(struct xf_inst *in, uint32_t slot)
 {
 	struct xf_route_stat *zero;
 	uint32_t r, key;
@@ -339,12 +307,10 @@ static int rt_chain_join(struct xf_nl *nl, struct rt_dev *d)
 	return xf_chain_join(nl, d->name, &b, elf, size);
 }
 
-static int rt_attach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d,
+static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 			 const struct xf_route_attach_opts *o, bool auto_hook)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, lo);
 	struct xf_route_ifcfg cfg = { 0 };
-	char path[RT_PATH_MAX], dir[RT_PATH_MAX];
 	uint32_t key = d->l.ifindex, val = d->l.ifindex;
 	int fd, err;
 
@@ -379,26 +345,12 @@ static int rt_attach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d,
 		if (fd < 0)
 			return fd;
 		d->chain_done = true;
+		err = xf_hook_pin(fd, key, d->name, "route");
 	} else {
-		fd = bpf_link_create(in->fd[RT_PROG_TC], d->l.ifindex, BPF_TCX_INGRESS, &lo);
-		if (fd < 0)
-			goto fail;
+		err = xf_hook_tcx(in->fd[RT_PROG_TC], key, d->name, true, "route");
 	}
-	err = xf_pin_path(dir, sizeof(dir), d->l.ifindex, NULL);
-	if (!err)
-		err = xf_pin_mkdir(dir);
-	if (!err)
-		err = rt_link_pin_path(path, sizeof(path), d->l.ifindex);
-	if (!err && bpf_obj_pin(fd, path))
-		err = -errno;
-	close(fd);
-	if (err) {
-		fprintf(stderr, "Error: cannot pin the link of %s: %s.\n", d->name, strerror(-err));
-		/* The directory made for the pin, unless the chain uses it. */
-		if (!xf_pin_path(dir, sizeof(dir), d->l.ifindex, NULL))
-			rmdir(dir);
+	if (err)
 		return err;
-	}
 	d->link_done = true;
 	return 0;
 fail:
@@ -408,18 +360,14 @@ fail:
 }
 
 /* Take back what rt_attach_one did, in reverse order. */
-static void rt_undo_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d)
+static void rt_undo_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d)
 {
-	char path[RT_PATH_MAX];
 	uint32_t key = d->l.ifindex;
 
 	if (d->chain_done)
 		xf_chain_del(nl, d->name, "route");
-	if (d->link_done && !rt_link_pin_path(path, sizeof(path), key)) {
-		unlink(path);
-		path[strlen(path) - strlen("/route")] = '\0';
-		rmdir(path);
-	}
+	if (d->link_done)
+		xf_hook_unpin(key, "route");
 	if (d->tx_done)
 		bpf_map_delete_elem(in->fd[RT_MAP_TX], &key);
 	if (d->cfg_done)
@@ -484,7 +432,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		    const struct xf_route_attach_opts *o)
 {
 	struct rt_dev d[MAX_DEVS];
-	struct rt_inst in;
+	struct xf_inst in;
 	const char *why;
 	int i, j, err;
 
@@ -508,17 +456,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		if (err)
 			return err;
 	}
-	err = xf_bpffs_ensure();
-	if (err) {
-		fprintf(stderr, "Error: cannot mount bpffs on /sys/fs/bpf: %s.\n", strerror(-err));
-		return err;
-	}
-	err = rt_inst_open(&in);
-	if (err == -ENOENT)
-		err = rt_inst_create(&in);
-	else if (err)
-		fprintf(stderr, "Error: cannot open the route fast path in %s: %s.\n", in.dir,
-			strerror(-err));
+	err = xf_inst_get(&in, &rt_inst_desc);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
@@ -535,14 +473,10 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	if (err) {
 		for (i = i < n ? i : n - 1; i >= 0; i--)
 			rt_undo_one(nl, &in, &d[i]);
-		if (in.created) {
-			xf_pin_rmtree(in.dir);
-			/* and the namespace's directory, if nothing else is in it */
-			in.dir[strlen(in.dir) - strlen("/route")] = '\0';
-			rmdir(in.dir);
-		}
+		if (in.created)
+			xf_inst_remove(&in);
 	}
-	rt_inst_close(&in);
+	xf_inst_close(&in);
 	return err;
 }
 
@@ -562,7 +496,7 @@ struct rt_gone {
 };
 
 /* Look before changing: the link and the map entries of g->ifindex. */
-static int rt_gone_read(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g)
+static int rt_gone_read(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g)
 {
 	struct bpf_link_info li = { 0 };
 	char path[RT_PATH_MAX];
@@ -606,7 +540,7 @@ static int rt_gone_read(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g)
 
 /* Unpin g's link (the kernel detaches the program when the last holder,
  * our fd, closes it) and take it out of the maps. */
-static int rt_detach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g)
+static int rt_detach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g)
 {
 	char path[RT_PATH_MAX];
 	uint32_t key = g->ifindex;
@@ -622,15 +556,14 @@ static int rt_detach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g
 			return err;
 		g->left_chain = true;
 	}
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
+	err = xf_hook_unpin(g->ifindex, "route");
+	if (err)
+		return err;
 	g->unpinned = true;
-	path[strlen(path) - strlen("/route")] = '\0';
 	/* With the interface gone, the chain's pins go too, as "detach all"
 	 * promises. */
-	if (g->xdp && !g->name[0])
-		xf_pin_rmtree(path);
-	rmdir(path);
+	if (g->xdp && !g->name[0] && !xf_pin_path(path, sizeof(path), g->ifindex, NULL))
+		xf_rmtree_prune(path);
 	if (g->name[0])
 		xf_chain_tidy(nl, g->name);
 	if (g->has_tx) {
@@ -647,9 +580,8 @@ static int rt_detach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g
 }
 
 /* Put back what rt_detach_one took: entries, chain membership, the pin. */
-static void rt_undetach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g)
+static void rt_undetach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g)
 {
-	char path[RT_PATH_MAX], dir[RT_PATH_MAX];
 	uint32_t key = g->ifindex;
 	int fd = g->link_fd, err = 0;
 
@@ -669,12 +601,8 @@ static void rt_undetach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_gone
 		}
 		fd = rt_chain_join(nl, &d);
 	}
-	if (g->unpinned && fd >= 0) {
-		err = xf_pin_path(dir, sizeof(dir), g->ifindex, NULL) ?: xf_pin_mkdir(dir) ?:
-		      rt_link_pin_path(path, sizeof(path), g->ifindex);
-		if (!err && bpf_obj_pin(fd, path))
-			err = -errno;
-	}
+	if (g->unpinned && fd >= 0)
+		err = xf_pin_if(fd, g->ifindex, "route");
 	if (fd < 0 || err)
 		fprintf(stderr, "Error: cannot put %s back in the forwarding set: %s.\n",
 			g->name[0] ? g->name : "an interface", strerror(fd < 0 ? -fd : -err));
@@ -740,7 +668,7 @@ static void rt_sweep_gone(void)
 }
 
 /* Add to ifx[cnt] the members of the maps that are not in it. New count. */
-static int rt_add_unpinned(struct rt_inst *in, int *ifx, int cnt, int max)
+static int rt_add_unpinned(struct xf_inst *in, int *ifx, int cnt, int max)
 {
 	uint32_t key, next, *prev = NULL;
 	int i;
@@ -760,7 +688,7 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 {
 	int ifx[RT_MAX_PINNED], i, cnt = 0, err = 0;
 	struct rt_gone *g;
-	struct rt_inst in;
+	struct xf_inst in;
 	struct xf_link l;
 
 	if (all) {
@@ -781,7 +709,7 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 			ifx[cnt++] = l.ifindex;
 		}
 	}
-	err = rt_inst_open(&in);
+	err = xf_inst_open(&in, &rt_inst_desc);
 	if (err && err != -ENOENT) {
 		fprintf(stderr, "Error: cannot open the route fast path in %s: %s.\n", in.dir,
 			strerror(-err));
@@ -794,7 +722,7 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 		cnt = rt_add_unpinned(&in, ifx, cnt, RT_MAX_PINNED);
 	g = calloc(cnt ?: 1, sizeof(*g));
 	if (!g) {
-		rt_inst_close(&in);
+		xf_inst_close(&in);
 		return -ENOMEM;
 	}
 	err = 0;
@@ -828,9 +756,7 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all)
 		/* The last member gone: the instance goes too. */
 		if (bpf_map_get_next_key(in.fd[RT_MAP_IFCFG], NULL, &key) &&
 		    !rt_pinned_ifindexes(ifx, 1)) {
-			xf_pin_rmtree(in.dir);
-			in.dir[strlen(in.dir) - strlen("/route")] = '\0';
-			rmdir(in.dir);
+			xf_inst_remove(&in);
 		} else if ((err = rt_refresh(&in))) {
 			/* The detach is done; only the others' flags may be old. */
 			fprintf(stderr, "Warning: cannot refresh the forwarding set: %s.\n",
@@ -850,6 +776,6 @@ out:
 		if (g[i].link_fd >= 0)
 			close(g[i].link_fd);
 	free(g);
-	rt_inst_close(&in);
+	xf_inst_close(&in);
 	return err;
 }

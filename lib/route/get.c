@@ -213,7 +213,7 @@ int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 	uint8_t frame[PKT_MAX];
 	uint32_t len = sizeof(li), key = 0, cookie;
 	struct xf_link l;
-	struct rt_inst in;
+	struct xf_inst in;
 	size_t flen;
 	int lfd, pfd = -1, err;
 
@@ -252,7 +252,7 @@ int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 	err = build_frame(req, &res->src, l.addr, frame, &flen);
 	if (err)
 		return err;
-	err = rt_inst_open(&in);
+	err = xf_inst_open(&in, &rt_inst_desc);
 	if (err) {
 		fprintf(stderr, "Error: the route fast path's maps are not pinned: %s.\n",
 			strerror(-err));
@@ -281,6 +281,6 @@ int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 out:
 	if (pfd >= 0)
 		close(pfd);
-	rt_inst_close(&in);
+	xf_inst_close(&in);
 	return err;
 }

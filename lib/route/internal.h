@@ -7,25 +7,19 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "inst.h"
 #include "route/route.h"
 
 #define RT_PATH_MAX 256
 #define RT_MAX_PINNED (XF_RT_MAX_IF + 1)
 
 
+/* The instance's programs and maps: fd[] of its struct xf_inst. */
 enum { RT_PROG_XDP, RT_PROG_TC, RT_MAP_TX, RT_MAP_IFCFG, RT_MAP_STATS, RT_MAP_TRACE,
        RT_NFDS };
 
-/* The namespace's one instance: fds of its pinned programs and maps. */
-struct rt_inst {
-	int fd[RT_NFDS];
-	bool created;		/* by this command: removed again on failure */
-	char dir[RT_PATH_MAX];
-};
-
-/* Open the pinned instance of this namespace. 0, -ENOENT or -errno. */
-int rt_inst_open(struct rt_inst *in);
-void rt_inst_close(struct rt_inst *in);
+/* The namespace's one route instance, pinned as XF_PIN_ROOT/ns<id>/route/. */
+extern const struct xf_inst_desc rt_inst_desc;
 /* XF_PIN_ROOT/ns<id>/<ifindex>/route into buf. 0/-errno. */
 int rt_link_pin_path(char *buf, size_t len, int ifindex);
 /* The pinned link of ifindex as an fd, or -ENOENT. */
@@ -40,6 +34,6 @@ int rt_pinned_ifindexes(int *out, int max);
 /* Set XF_RTIF_INET/INET6 from XF_RTIF_WANT_* and the forwarding sysctls. */
 void rt_family_flags(uint32_t *flags);
 /* Re-read redirect capability and rp_filter for every member. 0/-errno. */
-int rt_refresh(struct rt_inst *in);
+int rt_refresh(struct xf_inst *in);
 
 #endif

@@ -8,6 +8,7 @@
 #include <net/if.h>
 
 #include "addr.h"
+#include "hook.h"
 #include "usage.h"
 #include "xfwd_bpf.h"
 
@@ -19,8 +20,6 @@ struct xf_nl;
 #define XF_RTIF_AUTO (1U << 16)
 #define XF_RTIF_WANT_INET (1U << 17)
 #define XF_RTIF_WANT_INET6 (1U << 18)
-
-enum xf_hook { XF_HOOK_AUTO, XF_HOOK_XDP, XF_HOOK_TC };
 
 /* On hook xdp, route is the member "route" of the interface's XDP chain,
  * with this run priority: after the members of libxdp's default (50), so
@@ -69,7 +68,6 @@ int xf_pin_gc(void);
 /* Call cb for each attached interface (only ifindex when it is not 0). */
 int xf_route_list(struct xf_nl *nl, int ifindex,
 		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
-const char *xf_hook_name(enum xf_hook h);
 
 /* route get: a synthetic packet run through the loaded program. */
 struct xf_route_get_req {

@@ -18,7 +18,7 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-static void rt_read_stats(struct rt_inst *in, uint32_t slot, struct xf_route_stat *st,
+static void rt_read_stats(struct xf_inst *in, uint32_t slot, struct xf_route_stat *st,
 			  uint64_t *percpu)
 {
 	int ncpu = xf_ncpus();
@@ -39,7 +39,7 @@ static void rt_read_stats(struct rt_inst *in, uint32_t slot, struct xf_route_sta
 	}
 }
 
-static void rt_describe(struct xf_nl *nl, struct rt_inst *in, int ifindex,
+static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 			struct xf_route_iface *ri, uint64_t *percpu)
 {
 	struct bpf_link_info li;
@@ -97,7 +97,7 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
 {
 	int ifx[RT_MAX_PINNED], n, i, err = 0;
 	struct xf_route_iface *ri;
-	struct rt_inst in;
+	struct xf_inst in;
 	uint64_t *percpu;
 
 	ri = malloc(sizeof(*ri));
@@ -109,7 +109,7 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
 	}
 	n = rt_pinned_ifindexes(ifx, RT_MAX_PINNED);
 	qsort(ifx, n, sizeof(ifx[0]), cmp_int);
-	if (rt_inst_open(&in) && n) {
+	if (xf_inst_open(&in, &rt_inst_desc) && n) {
 		/* Links without an instance cannot be: report them anyway. */
 		for (i = 0; i < RT_NFDS; i++)
 			in.fd[i] = -1;
@@ -120,7 +120,7 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
 		rt_describe(nl, &in, ifx[i], ri, percpu);
 		err = cb(ri, arg);
 	}
-	rt_inst_close(&in);
+	xf_inst_close(&in);
 	free(ri);
 	free(percpu);
 	return err < 0 ? err : 0;
@@ -130,10 +130,10 @@ int xf_route_stats_reset(int ifindex)
 {
 	struct xf_route_ifcfg cfg;
 	uint32_t key = ifindex, r, k;
-	struct rt_inst in;
+	struct xf_inst in;
 	int err;
 
-	err = rt_inst_open(&in);
+	err = xf_inst_open(&in, &rt_inst_desc);
 	if (err)
 		return err;
 	if (bpf_map_lookup_elem(in.fd[RT_MAP_IFCFG], &key, &cfg)) {
@@ -145,6 +145,6 @@ int xf_route_stats_reset(int ifindex)
 		err = xf_percpu_zero(in.fd[RT_MAP_STATS], &k, 2);
 	}
 out:
-	rt_inst_close(&in);
+	xf_inst_close(&in);
 	return err;
 }
