@@ -54,7 +54,7 @@ static int redirect_add(struct xfwd *x, struct xf_args *a)
 			}
 		} else if (arg_kw(a, "hook")) {
 			err = arg_once(a, KW_HOOK, "hook") ?: arg_one_of(a, "HOOK", hook_words, &idx);
-			r.hook = idx ? XF_RDH_XDP : XF_RDH_TC;
+			r.hook = idx ? XF_HOOK_XDP : XF_HOOK_TC;
 		} else {
 			return arg_unexpected(a);
 		}

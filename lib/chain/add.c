@@ -343,13 +343,11 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 			xf_pin_rmtree(dir);
 		/* A new chain's directory, when nothing else is in it. */
 		xf_dir_prune(c.pin, XF_PIN_ROOT);
-		if (!dm.maps[0]) {
-			/* dir itself may be gone: from maps/ up (xf_dir_prune
-			 * stops at the first rmdir that fails). */
-			*strrchr(dir, '/') = '\0';
+		/* dir itself may be gone: from maps/ up (xf_dir_prune
+		 * stops at the first rmdir that fails). */
+		if (!dm.maps[0] && !xf_pin_path(dir, sizeof(dir), c.l.ifindex, "maps"))
 			xf_dir_prune(dir, XF_PIN_ROOT);
-		}
-		xf_dir_prune(c.run, XF_CHAIN_RUN_DIR);
+		xf_run_remove(c.l.ifindex, NULL);
 	}
 out:
 	chain_if_close(&c);

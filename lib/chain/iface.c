@@ -52,7 +52,6 @@ static uint32_t desc_size(int fd)
 /* Open dev's chain, or an empty one. A foreign XDP program is refused. */
 int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct chain_if *c)
 {
-	uint64_t ns;
 	uint32_t key = 0;
 	int err;
 
@@ -61,11 +60,10 @@ int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct cha
 	err = xf_link_find(nl, dev, &c->l);
 	if (err)
 		return err;
-	err = xf_pin_path(c->pin, sizeof(c->pin), c->l.ifindex, NULL) ?: xf_netns_id(&ns);
+	err = xf_pin_path(c->pin, sizeof(c->pin), c->l.ifindex, NULL) ?:
+	      xf_run_path(c->run, sizeof(c->run), c->l.ifindex, NULL);
 	if (err)
 		return err;
-	snprintf(c->run, sizeof(c->run), "%s/ns%llu/%d", XF_CHAIN_RUN_DIR,
-		 (unsigned long long)ns, c->l.ifindex);
 	c->link_fd = xf_pin_get(c->pin, "xdp_link");
 	c->desc_fd = xf_pin_get(c->pin, "chain_desc");
 	c->cnt_fd = xf_pin_get(c->pin, "chain_cnt");
@@ -124,10 +122,8 @@ void chain_obj_path(const struct chain_if *c, const char *member, char *buf, siz
 void chain_map_dir(const struct chain_if *c, const struct xf_chain_desc_member *dm,
 		    char *buf, size_t len)
 {
-	int ns_len = strrchr(c->pin, '/') - c->pin;
-
 	if (dm->maps[0])
-		snprintf(buf, len, "%.*s/%s", ns_len, c->pin, dm->maps);
+		xf_pin_path(buf, len, 0, dm->maps);
 	else
 		snprintf(buf, len, "%s/maps/%s", c->pin, dm->name);
 }

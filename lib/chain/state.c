@@ -94,19 +94,12 @@ static void chain_remove_all(struct chain_if *c)
 
 	snprintf(p, sizeof(p), "%s/maps", c->pin);
 	xf_pin_rmtree(p);
-	snprintf(p, sizeof(p), "%s/chain_desc", c->pin);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/chain_cnt", c->pin);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/xdp_link", c->pin);
-	unlink(p);
-	xf_pin_rmtree(c->run);
-	/* The namespace's directories too, when nothing else is in them;
-	 * c->run went with the copies, so from its parent up. */
-	xf_dir_prune(c->pin, XF_PIN_ROOT);
-	snprintf(p, sizeof(p), "%s", c->run);
-	*strrchr(p, '/') = '\0';
-	xf_dir_prune(p, XF_CHAIN_RUN_DIR);
+	xf_pin_remove(c->l.ifindex, "chain_desc");
+	xf_pin_remove(c->l.ifindex, "chain_cnt");
+	xf_pin_remove(c->l.ifindex, "xdp_link");
+	/* The copies, then the namespace's directories when nothing else is
+	 * in them. */
+	xf_rmtree_prune(c->run);
 }
 
 int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name)

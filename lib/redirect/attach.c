@@ -18,13 +18,20 @@
 #include "probe.h"
 #include "redirect/redirect.h"
 #include "internal.h"
+#include "hook.h"
 #include "xbpf.h"
 #include "redirect.skel.h"
 
+/* The pin name of the scope's link in the interface's directory. */
+static const char *rd_link_name(int dir, bool xdp)
+{
+	return xdp ? "redirect_xdp" :
+	       dir == XF_RD_DIR_INGRESS ? "redirect_ingress" : "redirect_egress";
+}
+
 void rd_link_path(int ifindex, int dir, bool xdp, char *buf, size_t len)
 {
-	xf_pin_path(buf, len, ifindex, xdp ? "redirect_xdp" :
-		    dir == XF_RD_DIR_INGRESS ? "redirect_ingress" : "redirect_egress");
+	xf_pin_path(buf, len, ifindex, rd_link_name(dir, xdp));
 }
 
 enum rd_attach rd_attached(struct xf_nl *nl, int ifindex, int dir)
@@ -55,28 +62,71 @@ static bool rd_force_clsact(void)
 	return e && !strcmp(e, "clsact");
 }
 
-/* Where a clsact qdisc made by xfwd is remembered, so del removes only it. */
-static void rd_clsact_mark(int ifindex, char *buf, size_t len)
-{
-	uint64_t ns = 0;
+/* Where a clsact qdisc made by xfwd is remembered, so del removes only it:
+ * a file of this name in the interface's directory of XF_RUN_ROOT. */
+#define RD_CLSACT_MARK "clsact"
 
-	xf_netns_id(&ns);
-	snprintf(buf, len, "%s/ns%llu/%d/clsact", XF_CHAIN_RUN_DIR, (unsigned long long)ns,
-		 ifindex);
+/* Remember that xfwd made ifindex's clsact qdisc. 0/-errno. */
+static int rd_clsact_mark(int ifindex)
+{
+	char dir[RD_PATH_LEN], mark[RD_PATH_LEN];
+	int fd, err;
+
+	err = xf_run_path(dir, sizeof(dir), ifindex, NULL) ?: xf_pin_mkdir(dir) ?:
+	      xf_run_path(mark, sizeof(mark), ifindex, RD_CLSACT_MARK);
+	if (err)
+		return err;
+	fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : close(fd);
 }
 
-int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int ifindex,
-	      int dir, enum xf_rd_hook hook, enum rd_attach *how)
+static bool rd_clsact_marked(int ifindex)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, lo);
-	char path[RD_PATH_LEN], dir_path[RD_PATH_LEN];
+	char mark[RD_PATH_LEN];
+
+	return !xf_run_path(mark, sizeof(mark), ifindex, RD_CLSACT_MARK) && !access(mark, F_OK);
+}
+
+/* cls_bpf on a clsact qdisc, for kernels without tcx (or when asked):
+ * the qdisc is made when there is none, and then remembered. */
+static int rd_attach_cls(struct xf_nl *nl, struct xf_inst *in, const char *dev, int ifindex,
+			 bool ing, enum rd_attach *how)
+{
+	bool made = false;
+	int err;
+
+	err = xf_tc_has_clsact(nl, ifindex, &made);
+	if (!err && !made) {
+		err = xf_tc_clsact_add(nl, ifindex);
+		made = !err;
+	} else {
+		made = false;
+	}
+	if (made)
+		err = rd_clsact_mark(ifindex);
+	err = err ?: xf_tc_bpf_add(nl, ifindex, ing, in->fd[ing ? RD_PROG_ING : RD_PROG_EGR],
+				   ing ? "xf_rd_ingress" : "xf_rd_egress");
+	if (err) {
+		fprintf(stderr, "Error: cannot add the cls_bpf filter to %s: %s.\n", dev,
+			strerror(-err));
+		/* The qdisc made for it goes again, and its mark. */
+		if (made) {
+			xf_tc_clsact_del(nl, ifindex);
+			xf_run_remove(ifindex, RD_CLSACT_MARK);
+		}
+		return err;
+	}
+	*how = RD_CLS;
+	return 0;
+}
+
+int rd_attach(struct xf_nl *nl, struct xf_inst *in, const char *dev, int ifindex,
+	      int dir, enum xf_hook hook, enum rd_attach *how)
+{
 	bool ing = dir == XF_RD_DIR_INGRESS;
 	int fd, err;
 
-	err = xf_pin_path(dir_path, sizeof(dir_path), ifindex, NULL) ?: xf_pin_mkdir(dir_path);
-	if (err)
-		return err;
-	if (hook == XF_RDH_XDP) {
+	if (hook == XF_HOOK_XDP) {
 		const struct xf_chain_builtin b = {
 			.name = "redirect", .prog = "xf_rd_xdp", .prio = XF_REDIRECT_CHAIN_PRIO,
 			.maps = "redirect",
@@ -88,71 +138,24 @@ int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int ifindex
 		fd = xf_chain_join(nl, dev, &b, elf, size);
 		if (fd < 0)
 			return fd;
-		*how = RD_XDP;
-	} else if (!rd_force_clsact() && xf_tcx_available(ifindex)) {
-		fd = bpf_link_create(in->fd[ing ? RD_PROG_ING : RD_PROG_EGR], ifindex,
-				     ing ? BPF_TCX_INGRESS : BPF_TCX_EGRESS, &lo);
-		if (fd < 0) {
-			err = -errno;
-			fprintf(stderr, "Error: cannot attach to %s %s: %s.\n", dev,
-				ing ? "ingress" : "egress", strerror(-err));
-			return err;
-		}
-		*how = RD_TCX;
-	} else {
-		char mark[RD_PATH_LEN];
-
-		bool made = false;
-
-		err = xf_tc_has_clsact(nl, ifindex, &made);
-		if (!err && !made) {
-			err = xf_tc_clsact_add(nl, ifindex);
-			made = !err;
-		} else {
-			made = false;
-		}
-		if (made) {
-			rd_clsact_mark(ifindex, mark, sizeof(mark));
-			*strrchr(mark, '/') = '\0';
-			err = xf_pin_mkdir(mark);
-			strcat(mark, "/clsact");
-			fd = err ? -1 : open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-			err = fd < 0 ? -errno : close(fd);
-		}
-		err = err ?: xf_tc_bpf_add(nl, ifindex, ing, in->fd[ing ? RD_PROG_ING : RD_PROG_EGR],
-					   ing ? "xf_rd_ingress" : "xf_rd_egress");
-		if (err) {
-			fprintf(stderr, "Error: cannot add the cls_bpf filter to %s: %s.\n", dev,
-				strerror(-err));
-			/* The qdisc made for it goes again, and its mark. */
-			if (made) {
-				xf_tc_clsact_del(nl, ifindex);
-				rd_clsact_mark(ifindex, mark, sizeof(mark));
-				unlink(mark);
-				*strrchr(mark, '/') = '\0';
-				xf_dir_prune(mark, XF_CHAIN_RUN_DIR);
-			}
-			return err;
-		}
-		*how = RD_CLS;
-		return 0;
-	}
-	rd_link_path(ifindex, dir, hook == XF_RDH_XDP, path, sizeof(path));
-	err = bpf_obj_pin(fd, path) ? -errno : 0;
-	close(fd);
-	if (err) {
-		fprintf(stderr, "Error: cannot pin the link of %s at %s: %s.\n", dev, path,
-			strerror(-err));
-		/* hook xdp: the chain holds its own link; take the member out. */
-		if (hook == XF_RDH_XDP)
+		err = xf_hook_pin(fd, ifindex, dev, rd_link_name(dir, true));
+		/* The chain holds its own link; take the member out. */
+		if (err)
 			xf_chain_del(nl, dev, "redirect");
+		*how = RD_XDP;
+		return err;
 	}
-	return err;
+	if (!rd_force_clsact() && xf_tcx_available(ifindex)) {
+		*how = RD_TCX;
+		return xf_hook_tcx(in->fd[ing ? RD_PROG_ING : RD_PROG_EGR], ifindex, dev, ing,
+				   rd_link_name(dir, false));
+	}
+	return rd_attach_cls(nl, in, dev, ifindex, ing, how);
 }
 
 int rd_detach(struct xf_nl *nl, int ifindex, int dir, enum rd_attach how)
 {
-	char path[RD_PATH_LEN], name[IF_NAMESIZE];
+	char name[IF_NAMESIZE];
 	int err;
 
 	if (how == RD_CLS) {
@@ -167,21 +170,18 @@ int rd_detach(struct xf_nl *nl, int ifindex, int dir, enum rd_attach how)
 		other = xf_tc_filters(nl, ifindex, !ing, tf, 1);
 		if (here < 0 || other < 0)
 			return here < 0 ? here : other;
-		rd_clsact_mark(ifindex, path, sizeof(path));
-		if (here <= 1 && !other && !access(path, F_OK)) {
+		if (here <= 1 && !other && rd_clsact_marked(ifindex)) {
 			err = xf_tc_clsact_del(nl, ifindex);
 			if (err)
 				return err;
-			unlink(path);
+			xf_run_remove(ifindex, RD_CLSACT_MARK);
 		} else {
 			err = xf_tc_bpf_del(nl, ifindex, ing);
 			if (err)
 				return err;
+			xf_run_remove(ifindex, NULL);
 		}
-		*strrchr(path, '/') = '\0';
-		xf_dir_prune(path, XF_CHAIN_RUN_DIR);
-		if (!xf_pin_path(path, sizeof(path), ifindex, NULL))
-			xf_dir_prune(path, XF_PIN_ROOT);
+		xf_pin_remove(ifindex, NULL);
 		return 0;
 	}
 	/* The chain member first: if that fails, nothing has changed. */
@@ -190,9 +190,6 @@ int rd_detach(struct xf_nl *nl, int ifindex, int dir, enum rd_attach how)
 		if (err)
 			return err;
 	}
-	rd_link_path(ifindex, dir, how == RD_XDP, path, sizeof(path));
-	unlink(path);
-	*strrchr(path, '/') = '\0';
-	xf_dir_prune(path, XF_PIN_ROOT);
+	xf_hook_unpin(ifindex, rd_link_name(dir, how == RD_XDP));
 	return 0;
 }

@@ -12,13 +12,35 @@
 
 #include "redirect/redirect.h"
 #include "internal.h"
+#include "inst.h"
 #include "xbpf.h"
 #include "redirect.skel.h"
 
-static const char *const rd_obj_names[RD_NFDS] = {
-	[RD_PROG_ING] = "prog_ingress", [RD_PROG_EGR] = "prog_egress",
-	[RD_PROG_XDP] = "prog_xdp", [RD_MAP_RULES] = "xf_rd_rules",
-	[RD_MAP_CNT] = "xf_rd_cnt", [RD_MAP_TX] = "xf_rd_tx",
+static struct bpf_object *rd_load(void **h)
+{
+	struct redirect_bpf *skel = redirect_bpf__open_and_load();
+
+	*h = skel;
+	return skel ? skel->obj : NULL;
+}
+
+static void rd_destroy(void *h)
+{
+	redirect_bpf__destroy(h);
+}
+
+static const struct xf_inst_obj rd_objs[RD_NFDS] = {
+	[RD_PROG_ING] = { "prog_ingress", "xf_rd_ingress" },
+	[RD_PROG_EGR] = { "prog_egress", "xf_rd_egress" },
+	[RD_PROG_XDP] = { "prog_xdp", "xf_rd_xdp" },
+	[RD_MAP_RULES] = { "xf_rd_rules" },
+	[RD_MAP_CNT] = { "xf_rd_cnt" },
+	[RD_MAP_TX] = { "xf_rd_tx" },
+};
+
+static const struct xf_inst_desc rd_inst_desc = {
+	.name = "redirect", .what = "the redirect program", .objs = rd_objs, .n = RD_NFDS,
+	.load = rd_load, .destroy = rd_destroy,
 };
 
 static const char *const mode_names[XF_RD_MODE_MAX] = {
@@ -42,26 +64,11 @@ int xf_redirect_mode_parse(const char *word)
 	return -1;
 }
 
-void rd_close(struct rd_inst *in)
+int rd_open(struct xf_inst *in, enum rd_open_how how)
 {
-	int i;
+	int err;
 
-	for (i = 0; i < RD_NFDS; i++) {
-		if (in->fd[i] >= 0)
-			close(in->fd[i]);
-		in->fd[i] = -1;
-	}
-}
-
-int rd_open(struct rd_inst *in, enum rd_open_how how)
-{
-	struct redirect_bpf *skel;
-	char why[512];
-	int fds[RD_NFDS], err;
-
-	in->created = false;
-	err = xf_pin_get_set(in->dir, sizeof(in->dir), "redirect", rd_obj_names, RD_NFDS,
-			     in->fd);
+	err = xf_inst_open(in, &rd_inst_desc);
 	if (!err)
 		return 0;
 	/* The dispatcher has said so once (xf_pins_readable). */
@@ -74,32 +81,7 @@ int rd_open(struct rd_inst *in, enum rd_open_how how)
 	}
 	if (how != RD_CREATE)
 		return -ENOENT;
-	err = xf_bpffs_ensure();
-	if (err) {
-		fprintf(stderr, "Error: cannot mount bpffs: %s.\n", strerror(-err));
-		return err;
-	}
-	skel = redirect_bpf__open_and_load();
-	if (!skel) {
-		err = -errno;
-		fprintf(stderr, "Error: cannot load the redirect program: %s%s%s.\n",
-			strerror(-err), *xf_bpf_last_log(why, sizeof(why)) ? ": " : "", why);
-		return err;
-	}
-	fds[RD_PROG_ING] = bpf_program__fd(skel->progs.xf_rd_ingress);
-	fds[RD_PROG_EGR] = bpf_program__fd(skel->progs.xf_rd_egress);
-	fds[RD_PROG_XDP] = bpf_program__fd(skel->progs.xf_rd_xdp);
-	fds[RD_MAP_RULES] = bpf_map__fd(skel->maps.xf_rd_rules);
-	fds[RD_MAP_CNT] = bpf_map__fd(skel->maps.xf_rd_cnt);
-	fds[RD_MAP_TX] = bpf_map__fd(skel->maps.xf_rd_tx);
-	err = xf_pin_set(in->dir, rd_obj_names, RD_NFDS, fds, in->fd);
-	redirect_bpf__destroy(skel);
-	if (err) {
-		fprintf(stderr, "Error: cannot pin the redirect program: %s.\n", strerror(-err));
-		return err;
-	}
-	in->created = true;
-	return 0;
+	return xf_inst_create(in, &rd_inst_desc);
 }
 
 void rd_key(int ifindex, int dir, const struct xf_addr *m, struct xf_redir_key *k)
@@ -152,7 +134,7 @@ void rd_mask(struct xf_addr *m)
 	}
 }
 
-int rd_each(struct rd_inst *in, int (*fn)(struct rd_inst *, struct rd_walk *, void *),
+int rd_each(struct xf_inst *in, int (*fn)(struct xf_inst *, struct rd_walk *, void *),
 		   void *arg)
 {
 	struct xf_redir_key *keys, *prev = NULL;

@@ -7,19 +7,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "inst.h"
 #include "redirect/redirect.h"
 #include "xfwd_bpf.h"
 
 #define RD_PATH_LEN 256
 
+/* The instance's programs and maps: fd[] of its struct xf_inst. */
 enum { RD_PROG_ING, RD_PROG_EGR, RD_PROG_XDP, RD_MAP_RULES, RD_MAP_CNT, RD_MAP_TX, RD_NFDS };
-
-/* The namespace's one instance: fds of its pinned programs and maps. */
-struct rd_inst {
-	int fd[RD_NFDS];
-	bool created;		/* by this command: removed again on failure */
-	char dir[RD_PATH_LEN];
-};
 
 enum rd_open_how {
 	RD_READ,	/* a reader who may not enter the pins sees none */
@@ -29,8 +24,7 @@ enum rd_open_how {
 
 /* Open the namespace's instance. -ENOENT when there is none, unless how is
  * RD_CREATE. Prints its own Error. */
-int rd_open(struct rd_inst *in, enum rd_open_how how);
-void rd_close(struct rd_inst *in);
+int rd_open(struct xf_inst *in, enum rd_open_how how);
 
 /* The trie key of a rule: IPv4 as ::ffff:a.b.c.d; no match: scope only. */
 void rd_key(int ifindex, int dir, const struct xf_addr *m, struct xf_redir_key *k);
@@ -46,7 +40,7 @@ struct rd_walk {
 
 /* Call fn for every rule; keys are read first, as the walk must not see
  * its own deletions. Returns the count, or fn's error. */
-int rd_each(struct rd_inst *in, int (*fn)(struct rd_inst *, struct rd_walk *, void *),
+int rd_each(struct xf_inst *in, int (*fn)(struct xf_inst *, struct rd_walk *, void *),
 	    void *arg);
 
 /* How the scope (device, direction) is attached now. */
@@ -57,8 +51,8 @@ void rd_link_path(int ifindex, int dir, bool xdp, char *buf, size_t len);
 enum rd_attach rd_attached(struct xf_nl *nl, int ifindex, int dir);
 /* Attach the scope for its first rule, on the hook asked for; how it was
  * done in *how. Prints its own Error. 0/-errno. */
-int rd_attach(struct xf_nl *nl, struct rd_inst *in, const char *dev, int ifindex,
-	      int dir, enum xf_rd_hook hook, enum rd_attach *how);
+int rd_attach(struct xf_nl *nl, struct xf_inst *in, const char *dev, int ifindex,
+	      int dir, enum xf_hook hook, enum rd_attach *how);
 /* Undo rd_attach(): the scope has no rule left. 0/-errno. */
 int rd_detach(struct xf_nl *nl, int ifindex, int dir, enum rd_attach how);
 

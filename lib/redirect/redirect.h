@@ -8,12 +8,11 @@
 #include <net/if.h>
 
 #include "addr.h"
+#include "hook.h"
 #include "usage.h"
 #include "xfwd_bpf.h"
 
 struct xf_nl;
-
-enum xf_rd_hook { XF_RDH_TC, XF_RDH_XDP };
 
 /* Forces cls_bpf on a clsact qdisc instead of tcx links when set to
  * "clsact" (tcx is used wherever the kernel has it otherwise). */
@@ -31,7 +30,7 @@ struct xf_redirect_req {
 	int mode;			/* enum xf_redir_mode */
 	bool has_via;
 	struct xf_addr via;
-	enum xf_rd_hook hook;
+	enum xf_hook hook;		/* XF_HOOK_XDP, else tc */
 };
 
 /* One rule as the kernel has it. */

@@ -26,7 +26,7 @@ struct rd_scope_count {
 	uint8_t used[XF_RD_MAX_RULES];
 };
 
-static int rd_count_cb(struct rd_inst *in __attribute__((unused)), struct rd_walk *w,
+static int rd_count_cb(struct xf_inst *in __attribute__((unused)), struct rd_walk *w,
 		       void *arg)
 {
 	struct rd_scope_count *c = arg;
@@ -64,7 +64,7 @@ static int rd_validate(struct xf_nl *nl, const char *dev, const struct xf_redire
 		fprintf(stderr, "Error: target device \"%s\" does not exist.\n", r->target);
 		return -ENODEV;
 	}
-	if (r->hook == XF_RDH_XDP) {
+	if (r->hook == XF_HOOK_XDP) {
 		LIBBPF_OPTS(bpf_xdp_query_opts, q);
 
 		if (r->mode != XF_RD_EGRESS) {
@@ -136,7 +136,7 @@ int xf_redirect_add(struct xf_nl *nl, const char *dev, const struct xf_redirect_
 	struct xf_link l, tl;
 	struct xf_addr m;
 	enum rd_attach how, now;
-	struct rd_inst in;
+	struct xf_inst in;
 	uint32_t id;
 	int err;
 
@@ -150,7 +150,7 @@ int xf_redirect_add(struct xf_nl *nl, const char *dev, const struct xf_redirect_
 		fprintf(stderr, "Error: cannot read the tc filters of %s.\n", dev);
 		return -EIO;
 	}
-	if (now != RD_NONE && (now == RD_XDP) != (r->hook == XF_RDH_XDP)) {
+	if (now != RD_NONE && (now == RD_XDP) != (r->hook == XF_HOOK_XDP)) {
 		fprintf(stderr, "Error: %s %s has rules on hook %s; delete them to change "
 			"hook.\n", dev, r->dir ? "egress" : "ingress", now == RD_XDP ? "xdp" : "tc");
 		return -XF_EUSAGE;
@@ -185,7 +185,7 @@ int xf_redirect_add(struct xf_nl *nl, const char *dev, const struct xf_redirect_
 		memcpy(rule.via, r->via.bytes, sizeof(rule.via));
 	}
 	if (bpf_map_update_elem(in.fd[RD_MAP_CNT], &id, zero, BPF_ANY) ||
-	    (r->hook == XF_RDH_XDP &&
+	    (r->hook == XF_HOOK_XDP &&
 	     bpf_map_update_elem(in.fd[RD_MAP_TX], &tl.ifindex, &tl.ifindex, BPF_ANY))) {
 		err = -errno;
 		fprintf(stderr, "Error: cannot add the rule: %s.\n", strerror(-err));
@@ -209,22 +209,17 @@ int xf_redirect_add(struct xf_nl *nl, const char *dev, const struct xf_redirect_
 	if (now == RD_NONE) {
 		err = rd_attach(nl, &in, dev, l.ifindex, r->dir, r->hook, &how);
 		if (err) {
-			char dir[RD_PATH_LEN];
-
 			bpf_map_delete_elem(in.fd[RD_MAP_RULES], &key);
-			if (!xf_pin_path(dir, sizeof(dir), l.ifindex, NULL))
-				xf_dir_prune(dir, XF_PIN_ROOT);
+			xf_pin_remove(l.ifindex, NULL);
 		}
 	}
 out:
 	if (err && in.created) {
-		xf_pin_rmtree(in.dir);
-		*strrchr(in.dir, '/') = '\0';
-		xf_dir_prune(in.dir, XF_PIN_ROOT);
+		xf_inst_remove(&in);
 	}
 	free(cnt);
 	free(zero);
-	rd_close(&in);
+	xf_inst_close(&in);
 	return err;
 }
 
@@ -235,7 +230,7 @@ struct rd_del {
 	struct rd_walk *gone;	/* what was deleted, to put back */
 };
 
-static int rd_del_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
+static int rd_del_cb(struct xf_inst *in, struct rd_walk *w, void *arg)
 {
 	struct rd_del *d = arg;
 
@@ -249,7 +244,7 @@ static int rd_del_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
 }
 
 /* Put deleted rules back after a failure. */
-static void rd_undelete(struct rd_inst *in, const struct rd_del *d)
+static void rd_undelete(struct xf_inst *in, const struct rd_del *d)
 {
 	int i;
 
@@ -263,7 +258,7 @@ static void rd_undelete(struct rd_inst *in, const struct rd_del *d)
 /* After a delete: detach a scope left without rules, and drop the
  * instance when no rule is left at all. 0, or -errno after an Error with
  * every scope it detached attached again. */
-static int rd_tidy(struct xf_nl *nl, struct rd_inst *in, const char *dev, int ifindex, int dir)
+static int rd_tidy(struct xf_nl *nl, struct xf_inst *in, const char *dev, int ifindex, int dir)
 {
 	struct rd_scope_count *c = calloc(1, sizeof(*c));
 	enum rd_attach how[2] = { RD_NONE, RD_NONE }, again;
@@ -304,16 +299,14 @@ static int rd_tidy(struct xf_nl *nl, struct rd_inst *in, const char *dev, int if
 	if (err) {
 		for (d = XF_RD_DIR_INGRESS; d <= XF_RD_DIR_EGRESS; d++)
 			if (gone[d])
-				rd_attach(nl, in, dev, ifindex, d, how[d] == RD_XDP ? XF_RDH_XDP :
-					  XF_RDH_TC, &again);
+				rd_attach(nl, in, dev, ifindex, d, how[d] == RD_XDP ? XF_HOOK_XDP :
+					  XF_HOOK_TC, &again);
 		free(c);
 		return err;
 	}
 	if (total == 0) {
-		rd_close(in);
-		xf_pin_rmtree(in->dir);
-		*strrchr(in->dir, '/') = '\0';
-		xf_dir_prune(in->dir, XF_PIN_ROOT);
+		xf_inst_close(in);
+		xf_inst_remove(in);
 	}
 	free(c);
 	return 0;
@@ -324,7 +317,7 @@ int xf_redirect_del(struct xf_nl *nl, const char *dev, int dir, const struct xf_
 {
 	struct rd_del d = { .dir = dir };
 	struct xf_addr m;
-	struct rd_inst in;
+	struct xf_inst in;
 	struct xf_link l;
 	int err;
 
@@ -339,7 +332,7 @@ int xf_redirect_del(struct xf_nl *nl, const char *dev, int dir, const struct xf_
 		return err;
 	d.gone = calloc(XF_RD_MAX_RULES, sizeof(*d.gone));
 	if (!d.gone) {
-		rd_close(&in);
+		xf_inst_close(&in);
 		return -ENOMEM;
 	}
 	if (all) {
@@ -391,6 +384,6 @@ int xf_redirect_del(struct xf_nl *nl, const char *dev, int dir, const struct xf_
 	if (err && in.fd[RD_MAP_RULES] >= 0)
 		rd_undelete(&in, &d);
 	free(d.gone);
-	rd_close(&in);
+	xf_inst_close(&in);
 	return err;
 }

@@ -25,7 +25,7 @@ struct rd_list {
 };
 
 /* Programs on this hook that are not ours, for show. */
-static void rd_foreign(int ifindex, int dir, struct rd_inst *in, char *buf, size_t len)
+static void rd_foreign(int ifindex, int dir, struct xf_inst *in, char *buf, size_t len)
 {
 	LIBBPF_OPTS(bpf_prog_query_opts, q);
 	struct bpf_prog_info info;
@@ -63,7 +63,7 @@ static void rd_foreign(int ifindex, int dir, struct rd_inst *in, char *buf, size
 	}
 }
 
-static int rd_list_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
+static int rd_list_cb(struct xf_inst *in, struct rd_walk *w, void *arg)
 {
 	struct rd_list *ls = arg;
 	struct xf_redirect_info *ri = &ls->ri;
@@ -115,7 +115,7 @@ int xf_redirect_list(struct xf_nl *nl, const char *dev,
 		     int (*cb)(const struct xf_redirect_info *ri, void *arg), void *arg)
 {
 	struct rd_list *ls;
-	struct rd_inst in;
+	struct xf_inst in;
 	struct xf_link l;
 	int err;
 
@@ -140,14 +140,14 @@ int xf_redirect_list(struct xf_nl *nl, const char *dev,
 	err = rd_open(&in, RD_READ);
 	if (!err) {
 		err = rd_each(&in, rd_list_cb, ls);
-		rd_close(&in);
+		xf_inst_close(&in);
 	}
 	free(ls->percpu);
 	free(ls);
 	return err == -ENOENT || err > 0 ? 0 : err;
 }
 
-static int rd_reset_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
+static int rd_reset_cb(struct xf_inst *in, struct rd_walk *w, void *arg)
 {
 	int ifindex = *(int *)arg;
 
@@ -158,7 +158,7 @@ static int rd_reset_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
 
 int xf_redirect_reset(struct xf_nl *nl, const char *dev)
 {
-	struct rd_inst in;
+	struct xf_inst in;
 	struct xf_link l;
 	int ifindex = 0, err;
 
@@ -171,11 +171,11 @@ int xf_redirect_reset(struct xf_nl *nl, const char *dev)
 	if (err)
 		return err == -ENOENT ? 0 : err;
 	err = rd_each(&in, rd_reset_cb, &ifindex);
-	rd_close(&in);
+	xf_inst_close(&in);
 	return err > 0 ? 0 : err;
 }
 
-static int rd_sweep_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
+static int rd_sweep_cb(struct xf_inst *in, struct rd_walk *w, void *arg)
 {
 	char name[IF_NAMESIZE];
 	int *n = arg;
@@ -189,18 +189,16 @@ static int rd_sweep_cb(struct rd_inst *in, struct rd_walk *w, void *arg)
 
 int xf_redirect_sweep(void)
 {
-	struct rd_inst in;
+	struct xf_inst in;
 	int n = 0, left;
 
 	if (rd_open(&in, RD_CHANGE))
 		return 0;
 	rd_each(&in, rd_sweep_cb, &n);
 	left = rd_each(&in, NULL, NULL);
-	rd_close(&in);
+	xf_inst_close(&in);
 	if (!left) {
-		xf_pin_rmtree(in.dir);
-		*strrchr(in.dir, '/') = '\0';
-		xf_dir_prune(in.dir, XF_PIN_ROOT);
+		xf_inst_remove(&in);
 	}
 	return n;
 }
