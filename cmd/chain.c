@@ -270,5 +270,6 @@ static const struct cmd chain_cmds[] = {
 };
 
 const struct object chain_object = {
-	"chain", chain_cmds, "show", "many XDP programs on one interface, linked into one", false
+	.name = "chain", .cmds = chain_cmds, .dflt = "show",
+	.summary = "many XDP programs on one interface, linked into one",
 };

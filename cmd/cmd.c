@@ -37,6 +37,12 @@ void cmd_usage(const struct object *obj)
 	const struct cmd *c;
 	int w = 0;
 
+	if (obj->command) {
+		printf("Usage: xfwd %s%s%s\n", obj->name, *obj->cmds->help ? " " : "",
+		       obj->cmds->help);
+		printf("%*s xfwd %s help\n", 6, "", obj->name);
+		return;
+	}
 	for (c = obj->cmds; c->name; c++)
 		if ((int)strlen(c->name) > w)
 			w = strlen(c->name);
@@ -44,6 +50,17 @@ void cmd_usage(const struct object *obj)
 		printf("%s xfwd %s %-*s %s\n", c == obj->cmds ? "Usage:" : "      ",
 		       obj->name, w, c->name, c->help);
 	printf("%*s xfwd %s help\n", 6, "", obj->name);
+}
+
+/* Run verb i of obj on the words left in a. */
+static int cmd_run(struct xfwd *x, const struct object *obj, struct xf_args *a, int i)
+{
+	a->verb = obj->cmds[i].name;
+	x->object = obj->name;
+	x->changing = obj->cmds[i].flags & XF_CMD_CHANGES ? &obj->cmds[i] : NULL;
+	if (obj->cmds[i].flags & XF_CMD_READS)
+		xf_pins_readable();
+	return obj->cmds[i].fn(x, a);
 }
 
 int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a)
@@ -54,6 +71,13 @@ int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a)
 
 	for (; obj->cmds[n].name && n < 32; n++)
 		names[n] = obj->cmds[n].name;
+	if (obj->command) {
+		if (arg_more(a) && !strcmp(arg_peek(a), "help")) {
+			cmd_usage(obj);
+			return 0;
+		}
+		return cmd_run(x, obj, a, 0);
+	}
 	verb = arg_more(a) ? arg_peek(a) : obj->dflt;
 	if (!strcmp(verb, "help") || !strcmp(verb, "-help") || !strcmp(verb, "--help")) {
 		cmd_usage(obj);
@@ -85,10 +109,5 @@ int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a)
 		cmd_usage(obj);
 		return 0;
 	}
-	a->verb = obj->cmds[i].name;
-	x->object = obj->name;
-	x->changing = obj->cmds[i].flags & XF_CMD_CHANGES ? &obj->cmds[i] : NULL;
-	if (obj->cmds[i].flags & XF_CMD_READS)
-		xf_pins_readable();
-	return obj->cmds[i].fn(x, a);
+	return cmd_run(x, obj, a, i);
 }

@@ -14,11 +14,8 @@ struct xfwd {
 	struct xf_out *out;
 	struct xf_nl *nl;	/* opened on first use by xfwd_nl() */
 	const char *netns;	/* -n NAME, already entered */
-	bool json;
-	bool pretty;
 	bool force;
 	bool stats;		/* -s */
-	bool human;		/* -h */
 	bool verbose;		/* -d: libbpf's own messages */
 	int lock_fd;		/* -1 when not held */
 	/* The running verb changes state (XF_CMD_CHANGES): taking the lock
@@ -52,6 +49,9 @@ struct object {
 	/* A first word that is no verb starts dflt's arguments, as in
 	 * "xfwd stats dev veth1" for "xfwd stats show dev veth1". */
 	bool dflt_args;
+	/* A command, not an object: no verbs, cmds[0] takes every word
+	 * ("xfwd gc"). */
+	bool command;
 };
 
 /* Find name among n names (exact, or unique prefix). Index, -ENOENT when
@@ -81,5 +81,6 @@ extern const struct object route_object;
 extern const struct object chain_object;
 extern const struct object redirect_object;
 extern const struct object stats_object;
+extern const struct object gc_object;
 
 #endif

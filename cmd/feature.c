@@ -124,5 +124,6 @@ static const struct cmd feature_cmds[] = {
 };
 
 const struct object feature_object = {
-	"feature", feature_cmds, "show", "what this kernel and each interface can do", false
+	.name = "feature", .cmds = feature_cmds, .dflt = "show",
+	.summary = "what this kernel and each interface can do",
 };

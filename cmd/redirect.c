@@ -144,5 +144,6 @@ static const struct cmd redirect_cmds[] = {
 };
 
 const struct object redirect_object = {
-	"redirect", redirect_cmds, "show", "tc and XDP redirects between interfaces", false
+	.name = "redirect", .cmds = redirect_cmds, .dflt = "show",
+	.summary = "tc and XDP redirects between interfaces",
 };

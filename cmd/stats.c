@@ -456,5 +456,7 @@ static const struct cmd stats_cmds[] = {
 };
 
 const struct object stats_object = {
-	"stats", stats_cmds, "show", "every counter, live rates and cost per packet", true
+	.name = "stats", .cmds = stats_cmds, .dflt = "show",
+	.summary = "every counter, live rates and cost per packet",
+	.dflt_args = true,
 };

@@ -26,18 +26,28 @@ static const struct object *const objects[] = {
 	&redirect_object,
 	&stats_object,
 	&feature_object,
+	&gc_object,
 };
 #define N_OBJECTS (int)(sizeof(objects) / sizeof(objects[0]))
 
 static void usage(FILE *f)
 {
+	const char *sep;
 	int i;
 
-	fprintf(f, "Usage: xfwd [ OPTIONS ] OBJECT { COMMAND | help }\n"
-		   "       xfwd [ -force ] -batch FILENAME\n"
-		   "where  OBJECT := {");
+	fprintf(f, "Usage: xfwd [ OPTIONS ] OBJECT { COMMAND | help }\n");
 	for (i = 0; i < N_OBJECTS; i++)
-		fprintf(f, " %s%s", objects[i]->name, i + 1 < N_OBJECTS ? " |" : " }\n");
+		if (objects[i]->command)
+			fprintf(f, "       xfwd [ OPTIONS ] %s\n", objects[i]->name);
+	fprintf(f, "       xfwd [ -force ] -batch FILENAME\n"
+		   "where  OBJECT := {");
+	for (i = 0, sep = ""; i < N_OBJECTS; i++) {
+		if (!objects[i]->command) {
+			fprintf(f, "%s %s", sep, objects[i]->name);
+			sep = " |";
+		}
+	}
+	fprintf(f, " }\n");
 	fprintf(f, "       OPTIONS := { -V[ersion] | -j[son] | -p[retty] | -n[etns] NAME |\n"
 		   "                    -b[atch] FILE | -force | -s[tatistics] | -h[uman] |\n"
 		   "                    -d[ebug] | -help }\n");
@@ -295,6 +305,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct xfwd x = { .lock_fd = -1 };
+	unsigned int oflags = 0;	/* OUT_*: -j, -p, -h */
 	const char *batch = NULL;
 	int c, err;
 
@@ -307,13 +318,13 @@ int main(int argc, char **argv)
 			printf("xfwd %s (libbpf %s)\n", XFWD_VERSION,
 			       libbpf_version_string() + (libbpf_version_string()[0] == 'v'));
 			return 0;
-		case 'j': x.json = true; break;
-		case 'p': x.pretty = true; break;
+		case 'j': oflags |= OUT_JSON; break;
+		case 'p': oflags |= OUT_JSON | OUT_PRETTY; break;
 		case 'n': x.netns = optarg; break;
 		case 'b': batch = optarg; break;
 		case 'F': x.force = true; break;
 		case 's': x.stats = true; break;
-		case 'h': x.human = true; break;
+		case 'h': oflags |= OUT_HUMAN; break;
 		case 'd': x.verbose = true; break;
 		case 'H':
 			usage(stdout);
@@ -345,11 +356,9 @@ int main(int argc, char **argv)
 		return 2;
 	x.lock_log = getenv("XFWD_LOCK_LOG");
 	xf_bpf_log_init(x.verbose);
-	x.out = out_new(stdout, (x.json || x.pretty ? OUT_JSON : 0) |
-			(x.pretty ? OUT_PRETTY : 0) | (x.human ? OUT_HUMAN : 0));
+	x.out = out_new(stdout, oflags);
 	if (!x.out)
 		return 1;
-	x.json = out_is_json(x.out);
 	if (batch)
 		err = run_batch(&x, batch);
 	else

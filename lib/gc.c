@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Pins of network namespaces that are gone. bpffs belongs to the mount
- * namespace, so XF_PIN_ROOT/ns<cookie>/ outlives a deleted network
- * namespace: its links are dead (their devices went with it) but its maps
- * and programs stay pinned. "route detach all" collects them: a cookie
- * that no live namespace has (none in /run/netns or bind-mounted anywhere
- * else, none of any process, none held open by one) is dead. When one namespace cannot be identified, nothing is collected. */
+/* Garbage collection: see gc.h. bpffs belongs to the mount namespace, so
+ * XF_PIN_ROOT/ns<cookie>/ outlives a deleted network namespace: its links
+ * are dead (their devices went with it) but its maps and programs stay
+ * pinned. A cookie that no live namespace has (none in /run/netns or
+ * bind-mounted anywhere else, none of any process, none held open by one)
+ * is dead. When one namespace cannot be identified, nothing is collected.
+ * An interface's directory outlives the interface the same way. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +18,9 @@
 #include <linux/nsfs.h>
 #include <unistd.h>
 
-#include "chain/chain.h"
-#include "route/route.h"
+#include <net/if.h>
+
+#include "gc.h"
 #include "xbpf.h"
 
 #define GC_MAX_NS 4096
@@ -164,12 +166,23 @@ static bool gc_is_live(const struct gc_live *lv, uint64_t cookie)
 	return false;
 }
 
-/* Remove the ns<cookie> entries of dir whose cookie is dead. */
-static int gc_dir(const struct gc_live *lv, const char *top)
+void xf_gc_tell(const struct xf_gc_report *r, const char *object, int ifindex,
+		const char *what)
 {
+	struct xf_gc_item it = { .object = object, .ifindex = ifindex, .what = what };
+
+	if (!r || !r->fn)
+		return;
+	xf_netns_id(&it.netns);
+	r->fn(&it, r->arg);
+}
+
+/* Remove the ns<cookie> entries of top whose cookie is dead. */
+static int gc_dir(const struct gc_live *lv, const char *top, const struct xf_gc_report *r)
+{
+	struct xf_gc_item it = { .object = "netns" };
 	char path[300], *end;
 	struct dirent *e;
-	uint64_t c;
 	int n = 0;
 	DIR *d;
 
@@ -179,23 +192,27 @@ static int gc_dir(const struct gc_live *lv, const char *top)
 	while ((e = readdir(d))) {
 		if (strncmp(e->d_name, "ns", 2))
 			continue;
-		c = strtoull(e->d_name + 2, &end, 10);
-		if (*end || end == e->d_name + 2 || gc_is_live(lv, c))
+		it.netns = strtoull(e->d_name + 2, &end, 10);
+		if (*end || end == e->d_name + 2 || gc_is_live(lv, it.netns))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", top, e->d_name);
-		if (!xf_pin_rmtree(path))
-			n++;
+		if (xf_pin_rmtree(path))
+			continue;
+		n++;
+		it.what = path;
+		if (r && r->fn)
+			r->fn(&it, r->arg);
 	}
 	closedir(d);
 	return n;
 }
 
-int xf_pin_gc(void)
+int xf_gc_netns(const struct xf_gc_report *r)
 {
 	struct gc_live *lv;
 	int self, n = 0;
 
-	if (access(XF_PIN_ROOT, F_OK) && access(XF_CHAIN_RUN_DIR, F_OK))
+	if (access(XF_PIN_ROOT, F_OK) && access(XF_RUN_ROOT, F_OK))
 		return 0;
 	lv = calloc(1, sizeof(*lv));
 	if (!lv)
@@ -216,7 +233,43 @@ int xf_pin_gc(void)
 	}
 	close(self);
 	if (!lv->unsure)
-		n = gc_dir(lv, XF_PIN_ROOT) + gc_dir(lv, XF_CHAIN_RUN_DIR);
+		n = gc_dir(lv, XF_PIN_ROOT, r) + gc_dir(lv, XF_RUN_ROOT, r);
 	free(lv);
 	return n;
+}
+
+/* Remove root/ns<id>/<ifindex> of every interface that has gone. */
+static int gc_ifaces_in(const char *root, const struct xf_gc_report *r)
+{
+	char dir[300], path[600], name[IF_NAMESIZE];
+	struct dirent *e;
+	int ifindex, n = 0;
+	uint64_t ns;
+	DIR *d;
+
+	if (xf_netns_id(&ns))
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/ns%llu", root, (unsigned long long)ns);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		ifindex = atoi(e->d_name);
+		if (ifindex <= 0 || if_indextoname(ifindex, name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (xf_pin_rmtree(path))
+			continue;
+		n++;
+		xf_gc_tell(r, "interface", ifindex, path);
+	}
+	closedir(d);
+	xf_dir_prune(dir, root);
+	return n;
+}
+
+int xf_gc_ifaces(const struct xf_gc_report *r)
+{
+	/* Both trees: the pins may be gone already and the copies not. */
+	return gc_ifaces_in(XF_PIN_ROOT, r) + gc_ifaces_in(XF_RUN_ROOT, r);
 }

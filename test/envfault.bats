@@ -50,7 +50,7 @@ recovers() {
 	ping4 2 "$XF_H2_IP4" -q >/dev/null
 }
 
-@test "an interface deleted while attached: show says it has gone, detach all clears its pins" {
+@test "an interface deleted while attached: show says it has gone, detach all and gc clear its pins" {
 	xt route attach dev veth1 dev veth2 hook xdp
 	xt chain add dev veth2 obj "$PROGS/count.bpf.o" name c
 	xt redirect add dev veth2 egress match 198.18.9.0/24 to veth1
@@ -62,6 +62,12 @@ recovers() {
 	run -0 xt -j stats
 	run -0 xt chain show
 	run -0 xt route detach all
+	# route leaves; the redirect rules of the gone interface are gc's.
+	run -0 xt -j redirect show
+	refute_output '{"rules":[]}'
+	run -0 xt -j gc
+	run -0 jq -r '.removed[] | select(.object == "redirect") | .ifindex' <<<"$output"
+	assert_output "$ifx"
 	[[ ! -e $PIN_DIR/$ifx ]] || fail "pins of the deleted interface left: $(find "$PIN_DIR/$ifx")"
 	run -0 xt -j route show
 	assert_output '{"interfaces":[]}'
@@ -115,12 +121,12 @@ recovers() {
 	recovers
 }
 
-# collected_from NS: detach all in NS exits 0 and the pins of r1 are gone.
+# collected_from NS: gc in NS exits 0 and the pins of r1 are gone.
 collected_from() {
-	timeout 20 xfwd -n "$1" route detach all && [[ ! -e $PIN_DIR && ! -e $RUN_DIR ]]
+	timeout 20 xfwd -n "$1" gc && [[ ! -e $PIN_DIR && ! -e $RUN_DIR ]]
 }
 
-@test "a namespace deleted: its pins are collected by the next detach all, in any namespace" {
+@test "a namespace deleted: its pins are collected by the next gc, in any namespace" {
 	xt route attach dev veth1 dev veth2 hook tc
 	xt chain add dev veth1 obj "$PROGS/count.bpf.o" name c
 	xt redirect add dev veth2 egress match 198.18.9.0/24 to veth1
@@ -147,11 +153,11 @@ collected_from() {
 	sleep 60 3<"/run/netns/$XF_NS_R1" &
 	HOLDER=$!
 	ip netns del "$XF_NS_R1"
-	run -0 timeout 20 xfwd -n "$XF_NS_H1" route detach all
-	[[ -d $PIN_DIR ]] || fail "detach all collected the pins of a namespace still kept"
+	run -0 timeout 20 xfwd -n "$XF_NS_H1" gc
+	[[ -d $PIN_DIR ]] || fail "gc collected the pins of a namespace still kept"
 	umount "$KEEP/net"
-	run -0 timeout 20 xfwd -n "$XF_NS_H1" route detach all
-	[[ -d $PIN_DIR ]] || fail "detach all collected pins the descriptor still kept"
+	run -0 timeout 20 xfwd -n "$XF_NS_H1" gc
+	[[ -d $PIN_DIR ]] || fail "gc collected pins the descriptor still kept"
 	kill "$HOLDER"
 	wait "$HOLDER" 2>/dev/null || true
 	HOLDER=

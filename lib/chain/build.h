@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* chain: XDP members linked into one program; the graph check and the build. */
-#ifndef XF_CHAIN_H
-#define XF_CHAIN_H
+#ifndef XF_CHAIN_BUILD_H
+#define XF_CHAIN_BUILD_H
 
 #include <stdbool.h>
 #include <stddef.h>

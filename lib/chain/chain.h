@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* chain: an interface's chain as the kernel holds it, and changes to it. */
-#ifndef XF_CHAIN_STATE_H
-#define XF_CHAIN_STATE_H
+/* chain, the public header: an interface's chain as the kernel holds it,
+ * and changes to it (what cmd/, route and redirect use). */
+#ifndef XF_CHAIN_H
+#define XF_CHAIN_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Inside the chain library: one interface's chain as it is pinned, and
+/* Inside the chain wing: one interface's chain as it is pinned, and
  * the build-then-swap every change goes through. */
-#ifndef XF_CHAIN_IF_H
-#define XF_CHAIN_IF_H
+#ifndef XF_CHAIN_INTERNAL_H
+#define XF_CHAIN_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

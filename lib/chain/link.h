@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* chain: the linker's view of members and of the program it writes; lib/chain_*.c only. */
+/* chain: the linker's view of members and of the program it writes; lib/chain/ only. */
 #ifndef XF_CHAIN_LINK_H
 #define XF_CHAIN_LINK_H
 

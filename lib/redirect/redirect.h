@@ -13,6 +13,7 @@
 #include "xfwd_bpf.h"
 
 struct xf_nl;
+struct xf_gc_report;
 
 /* Forces cls_bpf on a clsact qdisc instead of tcx links when set to
  * "clsact" (tcx is used wherever the kernel has it otherwise). */
@@ -66,8 +67,9 @@ int xf_redirect_list(struct xf_nl *nl, const char *dev,
 /* Zero the counters of dev's rules (every direction, every CPU). 0/-errno. */
 int xf_redirect_reset(struct xf_nl *nl, const char *dev);
 /* Delete the rules of interfaces that have gone (and the instance, when
- * no rule is left). The count deleted. */
-int xf_redirect_sweep(void);
+ * no rule is left), telling r of each (for xfwd gc). The count deleted,
+ * or -errno. */
+int xf_redirect_sweep(const struct xf_gc_report *r);
 const char *xf_redirect_mode_name(int mode);
 /* Parse a mode word; -1 when it is none. */
 int xf_redirect_mode_parse(const char *word);

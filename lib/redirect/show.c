@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "gc.h"
 #include "nl_link.h"
 #include "redirect/redirect.h"
 #include "internal.h"
@@ -175,31 +176,43 @@ int xf_redirect_reset(struct xf_nl *nl, const char *dev)
 	return err > 0 ? 0 : err;
 }
 
+struct rd_sweep {
+	const struct xf_gc_report *r;
+	int n;
+};
+
 static int rd_sweep_cb(struct xf_inst *in, struct rd_walk *w, void *arg)
 {
-	char name[IF_NAMESIZE];
-	int *n = arg;
+	struct rd_sweep *sw = arg;
+	char name[IF_NAMESIZE], m[64], what[96];
+	int ifindex = w->key.scope >> 1;
+	struct xf_addr match;
 
-	if (if_indextoname(w->key.scope >> 1, name))
+	if (if_indextoname(ifindex, name))
 		return 0;
-	if (!bpf_map_delete_elem(in->fd[RD_MAP_RULES], &w->key))
-		(*n)++;
+	if (bpf_map_delete_elem(in->fd[RD_MAP_RULES], &w->key))
+		return errno == ENOENT ? 0 : -errno;
+	snprintf(what, sizeof(what), "rule %s %s",
+		 (w->key.scope & 1) == XF_RD_DIR_EGRESS ? "egress" : "ingress",
+		 rd_key_match(&w->key, &match) ? xf_addr_str(&match, true, m, sizeof(m)) : "all");
+	xf_gc_tell(sw->r, "redirect", ifindex, what);
+	sw->n++;
 	return 0;
 }
 
-int xf_redirect_sweep(void)
+int xf_redirect_sweep(const struct xf_gc_report *r)
 {
+	struct rd_sweep sw = { .r = r };
 	struct xf_inst in;
-	int n = 0, left;
+	int left, err;
 
-	if (rd_open(&in, RD_CHANGE))
-		return 0;
-	rd_each(&in, rd_sweep_cb, &n);
+	err = rd_open(&in, RD_CHANGE);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	err = rd_each(&in, rd_sweep_cb, &sw);
 	left = rd_each(&in, NULL, NULL);
 	xf_inst_close(&in);
-	if (!left) {
+	if (!left)
 		xf_inst_remove(&in);
-	}
-	return n;
+	return err < 0 ? err : sw.n;
 }
-

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Inside the route library: the pinned instance and its helpers. */
-#ifndef XF_ROUTE_PIN_H
-#define XF_ROUTE_PIN_H
+/* Inside the route wing: the pinned instance, its link pins and the
+ * per-member flags. */
+#ifndef XF_ROUTE_INTERNAL_H
+#define XF_ROUTE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,7 +13,8 @@
 
 #define RT_PATH_MAX 256
 #define RT_MAX_PINNED (XF_RT_MAX_IF + 1)
-
+/* Devices in one attach or detach command. */
+#define RT_MAX_DEVS 64
 
 /* The instance's programs and maps: fd[] of its struct xf_inst. */
 enum { RT_PROG_XDP, RT_PROG_TC, RT_MAP_TX, RT_MAP_IFCFG, RT_MAP_STATS, RT_MAP_TRACE,
@@ -24,6 +26,14 @@ extern const struct xf_inst_desc rt_inst_desc;
 int rt_link_pin_path(char *buf, size_t len, int ifindex);
 /* The pinned link of ifindex as an fd, or -ENOENT. */
 int rt_link_open(int ifindex);
+/* The XDP features the driver of ifindex reports (0: none, or unknown). */
+uint64_t rt_xdp_features(int ifindex);
+/* Whether frames redirected by XDP into ifindex are delivered, not dropped;
+ * reported is xf_xdp_features_reported(). */
+bool rt_xdp_xmit_ok(int ifindex, bool reported);
+/* Join dev's XDP chain as the member "route" (a new chain in xdp_flags'
+ * mode): the chain's link fd, or -errno. */
+int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags);
 /* The hook "auto" picks for a device of this kind and XDP features, and why. */
 const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook);
 /* XF_RTIF_RP_* for the rp_filter the kernel applies on ifindex. */

@@ -13,6 +13,7 @@
 #include "xfwd_bpf.h"
 
 struct xf_nl;
+struct xf_gc_report;
 
 /* Bits 16-31 of xf_route_ifcfg.flags are userspace's; the programs ignore
  * them. AUTO: the hook was "auto". WANT_*: the families asked for, of which
@@ -59,12 +60,12 @@ int xf_route_stats_reset(int ifindex);
  * Error line. 0/-errno (-XF_EUSAGE for a refusal the user can fix). */
 int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		    const struct xf_route_attach_opts *o);
-/* Detach from n devices (all: every pin of this namespace, also of
- * interfaces that have gone). 0/-errno. */
+/* Detach from n devices (all: every member of this namespace, also of
+ * interfaces that have gone). All or nothing. 0/-errno. */
 int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all);
-/* Remove the pins and copies of network namespaces that are gone (see
- * route_gc.c). The count removed, or -errno. */
-int xf_pin_gc(void);
+/* Detach the members whose interface has gone, telling r of each (for
+ * xfwd gc). All or nothing. 0/-errno. */
+int xf_route_sweep(struct xf_nl *nl, const struct xf_gc_report *r);
 /* Call cb for each attached interface (only ifindex when it is not 0). */
 int xf_route_list(struct xf_nl *nl, int ifindex,
 		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The route fast path's instance: one program set per network namespace,
+ * shared by every interface of the forwarding set, pinned under
+ * XF_PIN_ROOT/ns<id>/route/, with one link pin per interface under
+ * XF_PIN_ROOT/ns<id>/<ifindex>/route. The kernel is the only state: show
+ * reads links, maps and netlink, never a file of our own. Here: the
+ * instance's table, its link pins, and the per-member flags that refresh
+ * re-reads. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+
+#include "chain/chain.h"
+#include "inst.h"
+#include "internal.h"
+#include "probe.h"
+#include "route/route.h"
+#include "xbpf.h"
+#include "route.skel.h"
+
+static struct bpf_object *rt_load(void **h)
+{
+	struct route_bpf *skel = route_bpf__open_and_load();
+
+	*h = skel;
+	return skel ? skel->obj : NULL;
+}
+
+static void rt_destroy(void *h)
+{
+	route_bpf__destroy(h);
+}
+
+/* Maps are pinned under their own names: the chain layer finds them that
+ * way when route is a member of an interface's XDP chain. */
+static const struct xf_inst_obj rt_objs[RT_NFDS] = {
+	[RT_PROG_XDP] = { "prog_xdp", "xf_route_xdp" },
+	[RT_PROG_TC] = { "prog_tc", "xf_route_tc" },
+	[RT_MAP_TX] = { "xf_tx_ports" },
+	[RT_MAP_IFCFG] = { "xf_rt_ifcfg" },
+	[RT_MAP_STATS] = { "xf_rt_stats" },
+	[RT_MAP_TRACE] = { "xf_rt_trace" },
+};
+
+const struct xf_inst_desc rt_inst_desc = {
+	.name = "route", .what = "the route fast path", .objs = rt_objs, .n = RT_NFDS,
+	.load = rt_load, .destroy = rt_destroy,
+};
+
+int rt_link_pin_path(char *buf, size_t len, int ifindex)
+{
+	return xf_pin_path(buf, len, ifindex, "route");
+}
+
+/* The link pinned for ifindex, as an fd, or -ENOENT. */
+int rt_link_open(int ifindex)
+{
+	char path[RT_PATH_MAX];
+	int fd, err;
+
+	err = rt_link_pin_path(path, sizeof(path), ifindex);
+	if (err)
+		return err;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+uint64_t rt_xdp_features(int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+	if (bpf_xdp_query(ifindex, 0, &q))
+		return 0;
+	return q.feature_flags;
+}
+
+/* hook auto: XDP wins on drivers that run it natively, except veth and
+ * netkit, where XDP turns off the peer's TSO and TCP falls to a tenth. */
+const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook)
+{
+	if (!strcmp(kind, "veth") || !strcmp(kind, "netkit")) {
+		*hook = XF_HOOK_TC;
+		return !strcmp(kind, "veth") ?
+			"auto: veth, where XDP would turn off the peer's TSO" :
+			"auto: netkit, where tc keeps GSO";
+	}
+	if (features & NETDEV_XDP_ACT_BASIC) {
+		*hook = XF_HOOK_XDP;
+		return "auto: the driver runs XDP natively";
+	}
+	*hook = XF_HOOK_TC;
+	return "auto: the driver has no native XDP";
+}
+
+/* Whether frames redirected by XDP into ifindex are delivered, not dropped;
+ * reported is xf_xdp_features_reported(). */
+bool rt_xdp_xmit_ok(int ifindex, bool reported)
+{
+	/* A kernel that does not report XDP features shows no native XDP
+	 * either: every member is in generic mode, whose redirects need no
+	 * ndo_xmit and reach any device. */
+	return !reported || rt_xdp_features(ifindex) & NETDEV_XDP_ACT_NDO_XMIT;
+}
+
+/* Re-read what can change under us for every member: whether it takes XDP
+ * redirects now (a veth does only while its peer has XDP or GRO) and its
+ * rp_filter setting. */
+int rt_refresh(struct xf_inst *in)
+{
+	uint32_t keys[XF_RT_MAX_IF], next, *prev = NULL;
+	bool reported = xf_xdp_features_reported();
+	struct xf_route_ifcfg cfg;
+	int n = 0, i, err = 0;
+
+	/* Keys first: updating a hash map entry moves it to the head of its
+	 * bucket, so updating while walking can walk in circles. */
+	while (n < XF_RT_MAX_IF && !bpf_map_get_next_key(in->fd[RT_MAP_IFCFG], prev, &next)) {
+		keys[n] = next;
+		prev = &keys[n++];
+	}
+	if (n < XF_RT_MAX_IF && errno != ENOENT)
+		return -errno;
+	for (i = 0; i < n; i++) {
+		uint32_t key = keys[i];
+
+		if (bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &cfg)) {
+			if (errno != ENOENT)
+				err = -errno;
+			continue;
+		}
+		cfg.flags &= ~(XF_RTIF_XDP_XMIT | XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
+		if (rt_xdp_xmit_ok(key, reported))
+			cfg.flags |= XF_RTIF_XDP_XMIT;
+		cfg.flags |= rt_rp_filter_flags(key);
+		rt_family_flags(&cfg.flags);
+		if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &cfg, BPF_EXIST))
+			err = -errno;
+		if (cfg.flags & XF_RTIF_XDP_XMIT) {
+			if (bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &key, BPF_ANY))
+				err = -errno;
+		} else if (bpf_map_delete_elem(in->fd[RT_MAP_TX], &key) && errno != ENOENT) {
+			err = -errno;
+		}
+	}
+	return err;
+}
+
+static int rt_sysctl_int(const char *path, int dflt)
+{
+	FILE *f = fopen(path, "r");
+	int v;
+
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%d", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+/* IPv6 forwarding as the kernel decides it is "all.forwarding", while
+ * bpf_fib_lookup() looks at the ingress device only: with it off, IPv6 is
+ * left to the kernel. The family asked for is kept in XF_RTIF_WANT_*. */
+void rt_family_flags(uint32_t *flags)
+{
+	*flags &= ~(XF_RTIF_INET | XF_RTIF_INET6);
+	if (*flags & XF_RTIF_WANT_INET)
+		*flags |= XF_RTIF_INET;
+	if ((*flags & XF_RTIF_WANT_INET6) &&
+	    rt_sysctl_int("/proc/sys/net/ipv6/conf/all/forwarding", 0) > 0)
+		*flags |= XF_RTIF_INET6;
+}
+
+/* rp_filter as the kernel applies it: the larger of "all" and the device. */
+uint32_t rt_rp_filter_flags(int ifindex)
+{
+	char name[IF_NAMESIZE], path[128];
+	int all, dev, v;
+
+	if (!if_indextoname(ifindex, name))
+		return 0;
+	all = rt_sysctl_int("/proc/sys/net/ipv4/conf/all/rp_filter", 0);
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/rp_filter", name);
+	dev = rt_sysctl_int(path, 0);
+	v = all > dev ? all : dev;
+	return v == 1 ? XF_RTIF_RP_STRICT : v == 2 ? XF_RTIF_RP_LOOSE : 0;
+}
+
+/* hook xdp: route joins the interface's XDP chain as the member "route",
+ * last by priority, so filters added to the chain run before it. The
+ * chain's link is pinned a second time as the interface's route link. */
+int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags)
+{
+	const struct xf_chain_builtin b = {
+		.name = "route", .prog = "xf_route_xdp", .prio = XF_ROUTE_CHAIN_PRIO,
+		.maps = "route", .xdp_flags = xdp_flags,
+	};
+	const void *elf;
+	size_t size;
+
+	elf = route_bpf__elf_bytes(&size);
+	return xf_chain_join(nl, dev, &b, elf, size);
+}
+
+int rt_pinned_ifindexes(int *out, int max)
+{
+	char dir[RT_PATH_MAX], path[RT_PATH_MAX + 32];
+	struct dirent *e;
+	int n = 0, ifindex;
+	DIR *d;
+
+	if (xf_pin_path(dir, sizeof(dir), 0, NULL))
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < max) {
+		ifindex = atoi(e->d_name);
+		if (ifindex <= 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%d/route", dir, ifindex);
+		if (!access(path, F_OK))
+			out[n++] = ifindex;
+	}
+	closedir(d);
+	return n;
+}
