@@ -34,7 +34,7 @@ WARNINGS := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes \
 	-Wold-style-definition -Wformat=2
 CFLAGS ?= -O2 -g
 XF_CFLAGS := $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE \
-	-DXFWD_VERSION='"$(VERSION)"' -Ibuild -Ilib -Icmd -Ibpf $(CFLAGS_FEATURES) \
+	-DXFWD_VERSION='"$(VERSION)"' -Ibuild -Ilib -Icmd -Ibpf \
 	$(shell $(PKG_CONFIG) --cflags libbpf libmnl jansson 2>/dev/null)
 LIBS := $(shell $(PKG_CONFIG) --libs libbpf libmnl jansson libelf zlib 2>/dev/null)
 BPF_CFLAGS := -g -O2 --target=bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wno-unused-value \
@@ -98,9 +98,10 @@ build/%.skel.h: build/%.bpf.o
 build/cmd/%.o: cmd/%.c config.mk | build/cmd $(SKELS)
 	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -c $< -o $@
 
+# lib/ knows no argv: cmd/'s headers are not on its include path.
 build/lib/%.o: lib/%.c config.mk | build/lib $(SKELS)
 	$(Q)mkdir -p $(@D)
-	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -c $< -o $@
+	$(QUIET_CC)$(CC) $(filter-out -Icmd,$(XF_CFLAGS)) -MMD -MP -c $< -o $@
 
 build/xfwd: $(CMD_OBJS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(XF_CFLAGS) -o $@ $^ $(LIBS)

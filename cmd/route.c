@@ -24,8 +24,7 @@ static const char *const family_words[] = { "all", "inet", "inet6", NULL };
 static const char *const lookup_words[] = { "full", "direct", NULL };
 static const char *const proto_words[] = { "udp", "tcp", "icmp", NULL };
 
-enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_FROM, KW_IIF, KW_TTL, KW_LEN, KW_PROTO,
-       KW_DEV };
+enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_FROM, KW_IIF, KW_TTL, KW_LEN, KW_PROTO };
 
 static int route_dev_arg(struct xf_args *a, const char **devs, int *n)
 {
@@ -296,5 +295,6 @@ static const struct cmd route_cmds[] = {
 };
 
 const struct object route_object = {
-	"route", route_cmds, "show", "IPv4/IPv6 forwarding fast path on XDP or tc", false
+	.name = "route", .cmds = route_cmds, .dflt = "show",
+	.summary = "IPv4/IPv6 forwarding fast path on XDP or tc",
 };

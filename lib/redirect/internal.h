@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Inside the redirect library: the pinned instance, its rule walk and how
+/* Inside the redirect wing: the pinned instance, its rule walk and how
  * a scope (device, direction) is attached. */
-#ifndef XF_REDIRECT_PIN_H
-#define XF_REDIRECT_PIN_H
+#ifndef XF_REDIRECT_INTERNAL_H
+#define XF_REDIRECT_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

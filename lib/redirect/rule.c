@@ -55,8 +55,7 @@ static bool rd_overlaps_v4(const struct xf_addr *m)
 }
 
 /* Everything that can be checked before anything is loaded. */
-static int rd_validate(struct xf_nl *nl, const char *dev, const struct xf_redirect_req *r,
-		       struct xf_link *tl)
+static int rd_validate(struct xf_nl *nl, const struct xf_redirect_req *r, struct xf_link *tl)
 {
 	struct xf_probe p;
 
@@ -123,7 +122,6 @@ static int rd_validate(struct xf_nl *nl, const char *dev, const struct xf_redire
 		fprintf(stderr, "Error: \"via\" goes with mode neigh.\n");
 		return -XF_EUSAGE;
 	}
-	(void)dev;
 	return 0;
 }
 
@@ -142,7 +140,7 @@ int xf_redirect_add(struct xf_nl *nl, const char *dev, const struct xf_redirect_
 
 	if (xf_link_find(nl, dev, &l))
 		return -ENODEV;
-	err = rd_validate(nl, dev, r, &tl);
+	err = rd_validate(nl, r, &tl);
 	if (err)
 		return err;
 	now = rd_attached(nl, l.ifindex, r->dir);

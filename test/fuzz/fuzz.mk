@@ -66,7 +66,7 @@ build/asan/cmd/%.o: cmd/%.c config.mk | build/asan/cmd $(SKELS)
 
 build/asan/lib/%.o: lib/%.c config.mk | build/asan/lib $(SKELS)
 	$(Q)mkdir -p $(@D)
-	$(QUIET_CC)$(FUZZ_CC) $(ASAN_CFLAGS) -MMD -MP -c $< -o $@
+	$(QUIET_CC)$(FUZZ_CC) $(filter-out -Icmd,$(ASAN_CFLAGS)) -MMD -MP -c $< -o $@
 
 build/asan/xfwd: $(ASAN_CMD_OBJS) $(ASAN_LIB_OBJS)
 	$(QUIET_LINK)$(FUZZ_CC) $(ASAN_CFLAGS) -o $@ $^ $(LIBS)
