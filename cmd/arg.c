@@ -143,28 +143,27 @@ int arg_dev_filter(struct xf_args *a, const char **dev)
 	return 0;
 }
 
-int arg_addr(struct xf_args *a, const char *what, struct xf_addr *v)
+static int arg_addr_or_prefix(struct xf_args *a, const char *what, struct xf_addr *v,
+			      bool prefix)
 {
 	const char *w;
 
 	if (!arg_more(a))
 		return arg_missing(a, what);
 	w = arg_next(a);
-	if (xf_parse_addr(w, v, false))
+	if (xf_parse_addr(w, v, prefix))
 		return arg_invalid(a, what, w);
 	return 0;
 }
 
+int arg_addr(struct xf_args *a, const char *what, struct xf_addr *v)
+{
+	return arg_addr_or_prefix(a, what, v, false);
+}
+
 int arg_prefix(struct xf_args *a, const char *what, struct xf_addr *v)
 {
-	const char *w;
-
-	if (!arg_more(a))
-		return arg_missing(a, what);
-	w = arg_next(a);
-	if (xf_parse_addr(w, v, true))
-		return arg_invalid(a, what, w);
-	return 0;
+	return arg_addr_or_prefix(a, what, v, true);
 }
 
 int arg_one_of(struct xf_args *a, const char *what, const char *const *words,

@@ -247,15 +247,7 @@ static int chain_show_one(const struct xf_chain_info *ci, void *arg)
 	return 0;
 }
 
-static int chain_walk(struct xfwd *x, struct xf_nl *nl, const char *dev)
-{
-	return xf_chain_list(nl, dev, chain_show_one, x);
-}
-
-static int chain_show(struct xfwd *x, struct xf_args *a)
-{
-	return cmd_show_list(x, a, "interfaces", chain_walk);
-}
+CMD_SHOW_VERB(chain_show, "interfaces", xf_chain_list, chain_show_one)
 
 static const struct cmd chain_cmds[] = {
 	{ "add", chain_add, "dev IFNAME obj FILE [ sec SECTION | prog NAME ] [ name NAME ] "

@@ -69,6 +69,17 @@ struct xf_nl *xfwd_nl(struct xfwd *x);
  * NULL for every interface). cmd/show.c. */
 typedef int (*cmd_walk_fn)(struct xfwd *x, struct xf_nl *nl, const char *dev);
 int cmd_show_list(struct xfwd *x, struct xf_args *a, const char *key, cmd_walk_fn walk);
+/* The show verb fn of an object whose lib/ walk is list(nl, dev, one, x):
+ * one prints a row. */
+#define CMD_SHOW_VERB(fn, key, list, one)					\
+	static int fn##_walk(struct xfwd *x, struct xf_nl *nl, const char *dev)	\
+	{									\
+		return list(nl, dev, one, x);					\
+	}									\
+	static int fn(struct xfwd *x, struct xf_args *a)			\
+	{									\
+		return cmd_show_list(x, a, key, fn##_walk);			\
+	}
 /* Take the global lock for a command that changes state; for a verb marked
  * XF_CMD_CHANGES, first check its capabilities (an Error naming what is
  * missing, -EPERM). 0/-errno. */

@@ -124,15 +124,7 @@ static int redirect_show_one(const struct xf_redirect_info *ri, void *arg)
 	return 0;
 }
 
-static int redirect_walk(struct xfwd *x, struct xf_nl *nl, const char *dev)
-{
-	return xf_redirect_list(nl, dev, redirect_show_one, x);
-}
-
-static int redirect_show(struct xfwd *x, struct xf_args *a)
-{
-	return cmd_show_list(x, a, "rules", redirect_walk);
-}
+CMD_SHOW_VERB(redirect_show, "rules", xf_redirect_list, redirect_show_one)
 
 static const struct cmd redirect_cmds[] = {
 	{ "add", redirect_add, "dev IFNAME [ ingress | egress ] [ match PREFIX ] to IFNAME "

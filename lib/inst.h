@@ -33,6 +33,21 @@ struct xf_inst_desc {
 	void (*destroy)(void *h);
 };
 
+/* The load and destroy of a desc whose object is the skeleton struct
+ * name (from build/name.skel.h): defines name_inst_load/_destroy. */
+#define XF_INST_SKEL(name)							\
+	static struct bpf_object *name##_inst_load(void **h)			\
+	{									\
+		struct name *skel = name##__open_and_load();			\
+										\
+		*h = skel;							\
+		return skel ? skel->obj : NULL;					\
+	}									\
+	static void name##_inst_destroy(void *h)				\
+	{									\
+		name##__destroy(h);						\
+	}
+
 struct xf_inst {
 	const struct xf_inst_desc *desc;
 	int fd[XF_INST_MAX];

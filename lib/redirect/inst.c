@@ -16,18 +16,7 @@
 #include "xbpf.h"
 #include "redirect.skel.h"
 
-static struct bpf_object *rd_load(void **h)
-{
-	struct redirect_bpf *skel = redirect_bpf__open_and_load();
-
-	*h = skel;
-	return skel ? skel->obj : NULL;
-}
-
-static void rd_destroy(void *h)
-{
-	redirect_bpf__destroy(h);
-}
+XF_INST_SKEL(redirect_bpf)
 
 static const struct xf_inst_obj rd_objs[RD_NFDS] = {
 	[RD_PROG_ING] = { "prog_ingress", "xf_rd_ingress" },
@@ -40,7 +29,7 @@ static const struct xf_inst_obj rd_objs[RD_NFDS] = {
 
 static const struct xf_inst_desc rd_inst_desc = {
 	.name = "redirect", .what = "the redirect program", .objs = rd_objs, .n = RD_NFDS,
-	.load = rd_load, .destroy = rd_destroy,
+	.load = redirect_bpf_inst_load, .destroy = redirect_bpf_inst_destroy,
 };
 
 static const char *const mode_names[XF_RD_MODE_MAX] = {

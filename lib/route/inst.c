@@ -25,18 +25,7 @@
 #include "xbpf.h"
 #include "route.skel.h"
 
-static struct bpf_object *rt_load(void **h)
-{
-	struct route_bpf *skel = route_bpf__open_and_load();
-
-	*h = skel;
-	return skel ? skel->obj : NULL;
-}
-
-static void rt_destroy(void *h)
-{
-	route_bpf__destroy(h);
-}
+XF_INST_SKEL(route_bpf)
 
 /* Maps are pinned under their own names: the chain layer finds them that
  * way when route is a member of an interface's XDP chain. */
@@ -51,7 +40,7 @@ static const struct xf_inst_obj rt_objs[RT_NFDS] = {
 
 const struct xf_inst_desc rt_inst_desc = {
 	.name = "route", .what = "the route fast path", .objs = rt_objs, .n = RT_NFDS,
-	.load = rt_load, .destroy = rt_destroy,
+	.load = route_bpf_inst_load, .destroy = route_bpf_inst_destroy,
 };
 
 int rt_link_pin_path(char *buf, size_t len, int ifindex)
