@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* chain: XDP members linked into one program; the graph check and the build. */
+/* Inside the chain wing: XDP members linked into one program; the graph
+ * check and the build (and the unit tests and bench/chainstep). */
 #ifndef XF_CHAIN_BUILD_H
 #define XF_CHAIN_BUILD_H
 
@@ -7,22 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chain/chain.h"
+
 struct bpf_insn;
 struct bpf_program;
-
-/* Members in one chain: the documented limit. */
-#define XF_CHAIN_MAX 32
-
-/* A member's verdict is its XDP return code; the values are the kernel's
- * XDP_ABORTED .. XDP_REDIRECT. Anything above counts as XF_V_OTHER and
- * always ends the chain (the kernel then treats it as an invalid action). */
-enum xf_verdict { XF_V_ABORTED, XF_V_DROP, XF_V_PASS, XF_V_TX, XF_V_REDIRECT, XF_V_N };
-#define XF_V_OTHER XF_V_N
-#define XF_CHAIN_NV (XF_V_N + 1)
-
-/* What follows a verdict. DEFAULT: pass -> NEXT, every other verdict ->
- * STOP. NEXT after the last member ends the chain. */
-enum xf_action { XF_ACT_DEFAULT, XF_ACT_NEXT, XF_ACT_STOP, XF_ACT_GOTO };
 
 struct xf_chain_rule {
 	uint8_t action;		/* enum xf_action */
@@ -47,18 +36,6 @@ struct xf_chain_member {
 	 * bpftool and perf show it under its name (a call costs more). */
 	bool call;
 };
-
-/*
- * Counters map: a PERCPU_ARRAY with ONE entry (key 0) whose value is
- * __u64[XF_CHAIN_MAX * XF_CHAIN_NV], packets indexed by
- * slot * XF_CHAIN_NV + verdict (XF_V_OTHER for return codes above
- * XDP_REDIRECT; a tail call's verdict counts for the member that made it).
- * One entry means one lookup per packet rather than one per step.
- */
-#define XF_CHAIN_CNT_N (XF_CHAIN_MAX * XF_CHAIN_NV)
-
-/* "aborted", "drop", "pass", "tx", "redirect", "other"; NULL above. */
-const char *xf_chain_verdict_name(unsigned int v);
 
 /* Fill insns, n_insns and frags of m from a program of a loaded object, and
  * its name (truncated to 15 characters). Rules and slot are left alone. */

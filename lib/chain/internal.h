@@ -9,6 +9,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "chain/build.h"
 #include "chain/chain.h"
 #include "nl_link.h"
 

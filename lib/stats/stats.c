@@ -10,7 +10,6 @@
 #include <bpf/bpf.h>
 
 #include "addr.h"
-#include "chain/build.h"
 #include "chain/chain.h"
 #include "nl_link.h"
 #include "redirect/redirect.h"
