@@ -220,7 +220,7 @@ static void chain_tidy_copies(const struct chain_if *c)
 		unlink(p);
 	}
 	closedir(dir);
-	xf_dir_prune(c->run, XF_CHAIN_RUN_DIR);
+	xf_run_remove(c->l.ifindex, NULL);
 }
 
 int xf_chain_tidy(struct xf_nl *nl, const char *dev)
@@ -329,7 +329,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		fprintf(stderr, "Error: cannot keep a copy of \"%s\": %s.\n", a->obj,
 			strerror(-err));
 		unlink(tmp);
-		xf_dir_prune(c.run, XF_CHAIN_RUN_DIR);
+		xf_run_remove(c.l.ifindex, NULL);
 		goto out;
 	}
 	chain_map_dir(&c, &dm, dir, sizeof(dir));
@@ -342,7 +342,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		if (!had_maps)
 			xf_pin_rmtree(dir);
 		/* A new chain's directory, when nothing else is in it. */
-		xf_dir_prune(c.pin, XF_PIN_ROOT);
+		xf_pin_remove(c.l.ifindex, NULL);
 		/* dir itself may be gone: from maps/ up (xf_dir_prune
 		 * stops at the first rmdir that fails). */
 		if (!dm.maps[0] && !xf_pin_path(dir, sizeof(dir), c.l.ifindex, "maps"))
