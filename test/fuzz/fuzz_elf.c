@@ -12,7 +12,7 @@
  * map is created and nothing is verified: that is the kernel's part, which
  * test/fuzz/elf.bats drives with mutated objects.
  *
- * lib/chain_add.c is compiled in for its static functions; its object is
+ * lib/chain/add.c is compiled in for its static functions; its object is
  * left out of the link.
  */
 #include "../../lib/chain/add.c"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for lib/arg.c: parsing, duplicates and usage errors. */
+/* Unit tests for cmd/arg.c and lib/addr.c: parsing, duplicates and usage errors. */
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for lib/chain_graph.c: the chain's graph check (gotos, cycles,
+/* Unit tests for lib/chain/graph.c: the chain's graph check (gotos, cycles,
  * limits) and the step layout the dispatcher is built from. No root. */
 #include <errno.h>
 #include <stdio.h>

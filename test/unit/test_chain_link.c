@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for lib/chain_link.c: what the linker learns from a member's
+/* Unit tests for lib/chain/link.c: what the linker learns from a member's
  * instructions and the shape of the program it writes. No root: nothing
  * is loaded, the program is only inspected. */
 #include <errno.h>
