@@ -89,9 +89,6 @@ static int rt_detach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g
 	uint32_t key = g->ifindex;
 	int err;
 
-	err = rt_link_pin_path(path, sizeof(path), g->ifindex);
-	if (err)
-		return err;
 	if (g->xdp && g->name[0]) {
 		/* Leave the chain first: if that fails, nothing has changed. */
 		err = xf_chain_del(nl, g->name, "route");
@@ -103,8 +100,8 @@ static int rt_detach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g
 	if (err)
 		return err;
 	g->unpinned = true;
-	/* With the interface gone, the chain's pins go too, as "detach all"
-	 * promises. */
+	/* With the interface gone, the chain route was a member of is dead:
+	 * its pins go too (no chain command can name the interface). */
 	if (g->xdp && !g->name[0] && !xf_pin_path(path, sizeof(path), g->ifindex, NULL))
 		xf_rmtree_prune(path);
 	if (g->name[0])
