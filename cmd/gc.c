@@ -54,7 +54,7 @@ static int gc_run(struct xfwd *x, struct xf_args *a)
 
 static const struct cmd gc_cmds[] = {
 	{ "gc", gc_run, "", XF_CMD_CHANGES },
-	{ NULL },
+	{ }
 };
 
 const struct object gc_object = {

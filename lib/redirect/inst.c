@@ -22,9 +22,9 @@ static const struct xf_inst_obj rd_objs[RD_NFDS] = {
 	[RD_PROG_ING] = { "prog_ingress", "xf_rd_ingress" },
 	[RD_PROG_EGR] = { "prog_egress", "xf_rd_egress" },
 	[RD_PROG_XDP] = { "prog_xdp", "xf_rd_xdp" },
-	[RD_MAP_RULES] = { "xf_rd_rules" },
-	[RD_MAP_CNT] = { "xf_rd_cnt" },
-	[RD_MAP_TX] = { "xf_rd_tx" },
+	[RD_MAP_RULES] = { .pin = "xf_rd_rules" },
+	[RD_MAP_CNT] = { .pin = "xf_rd_cnt" },
+	[RD_MAP_TX] = { .pin = "xf_rd_tx" },
 };
 
 static const struct xf_inst_desc rd_inst_desc = {

@@ -32,10 +32,10 @@ XF_INST_SKEL(route_bpf)
 static const struct xf_inst_obj rt_objs[RT_NFDS] = {
 	[RT_PROG_XDP] = { "prog_xdp", "xf_route_xdp" },
 	[RT_PROG_TC] = { "prog_tc", "xf_route_tc" },
-	[RT_MAP_TX] = { "xf_tx_ports" },
-	[RT_MAP_IFCFG] = { "xf_rt_ifcfg" },
-	[RT_MAP_STATS] = { "xf_rt_stats" },
-	[RT_MAP_TRACE] = { "xf_rt_trace" },
+	[RT_MAP_TX] = { .pin = "xf_tx_ports" },
+	[RT_MAP_IFCFG] = { .pin = "xf_rt_ifcfg" },
+	[RT_MAP_STATS] = { .pin = "xf_rt_stats" },
+	[RT_MAP_TRACE] = { .pin = "xf_rt_trace" },
 };
 
 const struct xf_inst_desc rt_inst_desc = {
