@@ -92,6 +92,7 @@ static int route_attach(struct xfwd *x, struct xf_args *a)
 	err = xfwd_nl_locked(x, &nl);
 	if (err)
 		return err;
+	o.o.force = x->force;
 	return xf_route_attach(nl, o.devs, o.ndev, &o.o);
 }
 
@@ -151,6 +152,7 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 	out_u64(o, "passed", passed);
 	out_unit(o, "passed_bytes", passed_bytes, OUT_BYTES);
 	out_str(o, "why", ri->why);
+	out_str(o, "warning", ri->warning[0] ? ri->warning : NULL);
 	out_list_begin(o, "pass_reasons");
 	for (r = 1; r < XF_RR_MAX; r++) {
 		if (!ri->stat[r].packets)

@@ -6,6 +6,7 @@
 
 #include <libmnl/libmnl.h>
 #include <linux/if_link.h>
+#include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
 
@@ -276,4 +277,29 @@ int xf_addr_first(struct xf_nl *nl, int ifindex, int family, struct xf_addr *out
 	if (err)
 		return err;
 	return w.found ? 0 : -EADDRNOTAVAIL;
+}
+
+static int link_nsid_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWNSID)
+		return 0;
+	mnl_attr_for_each(a, nlh, sizeof(struct rtgenmsg)) {
+		if (mnl_attr_get_type(a) == NETNSA_NSID &&
+		    mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			*(int *)arg = (int32_t)mnl_attr_get_u32(a);
+	}
+	return 0;
+}
+
+int xf_netns_nsid(struct xf_nl *nl, int fd, int *nsid)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETNSID, 0);
+	struct rtgenmsg *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+
+	g->rtgen_family = AF_UNSPEC;
+	mnl_attr_put_u32(nlh, NETNSA_FD, fd);
+	*nsid = -1;
+	return xf_nl_dump(nl, nlh, link_nsid_cb, nsid);
 }

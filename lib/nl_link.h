@@ -60,4 +60,8 @@ int xf_link_add_netkit_pair(struct xf_nl *nl, const char *name, const char *peer
  * 0, -EADDRNOTAVAIL when it has none, or -errno. */
 int xf_addr_first(struct xf_nl *nl, int ifindex, int family, struct xf_addr *out);
 
+/* The id this namespace gives the network namespace open at fd (as in
+ * IFLA_LINK_NETNSID), -1 when it gives none. 0/-errno. */
+int xf_netns_nsid(struct xf_nl *nl, int fd, int *nsid);
+
 #endif

@@ -612,7 +612,7 @@ EOF
 }
 
 @test "route and a filter share one interface through the chain" {
-	gro_on
+	xdp_ready
 	# XDP-redirected UDP keeps a checksum that offload never finished.
 	in_h1 ethtool -K veth0 tx off >/dev/null
 	run -0 xr route attach dev veth1 dev veth2 hook xdp

@@ -21,7 +21,7 @@ setup_file() {
 setup() {
 	_common_setup
 	fault_setup
-	gro_on
+	xdp_ready
 	CMDS=(
 		"route attach dev veth1 hook xdp"
 		"route attach dev veth2 hook tc"
@@ -100,7 +100,7 @@ one_round() {
 	# The same, one after the other in the order of the lock.
 	fault_teardown
 	fault_setup
-	gro_on
+	xdp_ready
 	while read -r _ line; do
 		i=$(index "$line") || fail "lock log line \"$line\" is no command of the test"
 		rc=0
@@ -125,11 +125,11 @@ consistent_show() {
 	one_round 1
 	fault_teardown
 	fault_setup
-	gro_on
+	xdp_ready
 	one_round 2
 	fault_teardown
 	fault_setup
-	gro_on
+	xdp_ready
 	one_round 3
 }
 

@@ -21,7 +21,7 @@ setup_file() {
 setup() {
 	_common_setup
 	fault_setup
-	gro_on
+	xdp_ready
 	ping6 1 "$XF_H2_IP6" -q >/dev/null
 }
 

@@ -21,7 +21,7 @@ setup_file() {
 setup() {
 	_common_setup
 	fault_setup
-	gro_on
+	xdp_ready
 }
 
 teardown() {

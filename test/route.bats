@@ -75,6 +75,7 @@ fast_ping() {
 
 @test "hook xdp: a veth whose peer has neither XDP nor GRO gets no redirects (no_xmit)" {
 	warm_up
+	tx_off
 	run -0 xr route attach dev veth1 dev veth2 hook xdp
 	before=$(kstat "$XF_NS_R1" IpForwDatagrams)
 	run -0 ping4 5 "$XF_H2_IP4" -q
@@ -93,7 +94,7 @@ fast_ping() {
 	assert_equal "$(kstat "$XF_NS_R1" IpForwDatagrams)" $((before + 10))
 	# Whether a member takes XDP frames is read when the set changes
 	# (attach or detach): with GRO on the peers, redirects work from then on.
-	gro_on
+	xdp_ready
 	run -0 xr route detach dev veth2
 	run -0 xr route attach dev veth2 hook xdp
 	run -0 ping4 5 "$XF_H2_IP4" -q
@@ -166,14 +167,9 @@ pmtu() {
 	assert_equal "$(ctr veth1 mtu)" 2
 	# TCP to a destination h1 knows nothing about yet. With h2 at 1500
 	# again it offers MSS 1460, and h1's full-sized segments (its ACKs are
-	# small) bounce off r1 until PMTU discovery has shrunk them. XDP on a
-	# veth delivers TCP only with the senders' checksum offload off
-	# (shared/environment.md).
+	# small) bounce off r1 until PMTU discovery has shrunk them. (hook
+	# xdp: attach turned the senders' checksum offload off.)
 	ip -n "$XF_NS_H2" link set veth0 mtu 1500
-	if [[ $hook == xdp ]]; then
-		in_h1 ethtool -K veth0 tx off >/dev/null
-		in_h2 ethtool -K veth0 tx off >/dev/null
-	fi
 	for dst in "$XF_H2_FAR4" "$XF_H2_FAR6"; do
 		fwd=$(ctr veth1 forwarded_bytes)
 		iperf_server
@@ -498,6 +494,7 @@ get_is() {
 	run -0 xr route detach all
 	fi
 	# No GRO on the hosts: veth2 cannot take XDP frames.
+	tx_off
 	run -0 xr route attach dev veth1 dev veth2 hook xdp family inet6
 	if kernel_lacks xdp_features; then
 		# Generic mode (no native XDP known): any member takes frames.
@@ -630,6 +627,7 @@ malformed() {
 @test "attach that fails in the kernel on the second device takes back the first" {
 	# veth refuses XDP (without frags) while its peer's MTU is above a page.
 	ip -n "$XF_NS_H2" link set veth0 mtu 4000
+	tx_off
 	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp mode native
 	assert_output ""
 	if kernel_lacks xdp_features; then
@@ -748,6 +746,12 @@ malformed() {
 }
 
 @test "hook auto on a veth: tc, or xdp where the kernel has no tcx; show says why" {
+	if kernel_lacks tcx; then
+		# auto takes xdp, which a peer with checksum offload on refuses.
+		run -1 --separate-stderr xr route attach dev veth1
+		assert_equal "${stderr%%, and XDP*}" "Error: veth1's peer veth0 (netns $XF_NS_H1) has tx checksum offload on"
+		tx_off
+	fi
 	run -0 xr route attach dev veth1
 	run -0 xr -j route show dev veth1
 	run -0 jq -r '.interfaces[0] | "\(.hook): \(.why)"' <<<"$output"

@@ -44,7 +44,7 @@ teardown() {
 }
 
 @test "route attach of two devices, hook xdp (through the chain layer): every step rolls back" {
-	gro_on
+	xdp_ready
 	fault_loop "route detach all" -- route attach dev veth1 dev veth2 hook xdp
 	((FAULTS > 20))
 }
@@ -62,7 +62,7 @@ teardown() {
 # These two put back what they took apart by building it again: the same
 # state under new kernel ids (snap_rebuilt).
 @test "route detach, hook xdp: every step rolls back, the chain built again" {
-	gro_on
+	xdp_ready
 	xt route attach dev veth1 dev veth2 hook xdp
 	FAULT_SNAP=snap_rebuilt fault_loop "route attach dev veth1 hook xdp" -- \
 		route detach dev veth1
@@ -115,6 +115,6 @@ teardown() {
 }
 
 @test "redirect add, hook xdp (through the chain layer): every step rolls back" {
-	gro_on
+	xdp_ready
 	fault_loop "redirect del dev veth1 all" -- redirect add dev veth1 to veth2 hook xdp
 }

@@ -265,6 +265,14 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		if (err)
 			return err;
 	}
+	/* What -force may override comes after what it may not. */
+	for (i = 0; i < n; i++) {
+		if (d[i].hook != XF_HOOK_XDP)
+			continue;
+		err = rt_check_peer_csum(nl, d[i].name, &d[i].l, o->force);
+		if (err)
+			return err;
+	}
 	err = xf_inst_get(&in, &rt_inst_desc);
 	if (err)
 		return err;

@@ -11,6 +11,8 @@
 #include "inst.h"
 #include "route/route.h"
 
+struct xf_link;
+
 #define RT_PATH_MAX 256
 #define RT_MAX_PINNED (XF_RT_MAX_IF + 1)
 /* Devices in one attach or detach command. */
@@ -43,6 +45,12 @@ uint32_t rt_rp_filter_flags(int ifindex);
 int rt_pinned_ifindexes(int *out, int max);
 /* Set XF_RTIF_INET/INET6 from XF_RTIF_WANT_* and the forwarding sysctls. */
 void rt_family_flags(uint32_t *flags);
+/* hook xdp on a veth or netkit whose peer has tx checksum offload on (or
+ * cannot be read) is refused unless force: prints the Error. 0/-errno. */
+int rt_check_peer_csum(struct xf_nl *nl, const char *dev, const struct xf_link *l, bool force);
+/* The warning "route show" gives for such a peer into buf, or NULL. */
+const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char *buf,
+				 size_t len);
 /* Re-read redirect capability and rp_filter for every member. 0/-errno. */
 int rt_refresh(struct xf_inst *in);
 

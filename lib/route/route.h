@@ -33,6 +33,7 @@ struct xf_route_attach_opts {
 	enum xf_xdp_attach mode;
 	uint32_t family;	/* XF_RTIF_INET | XF_RTIF_INET6 */
 	bool direct;		/* BPF_FIB_LOOKUP_DIRECT */
+	bool force;		/* -force: attach despite a peer's checksum offload */
 };
 
 /* One interface of the forwarding set, as the kernel has it now. */
@@ -42,6 +43,7 @@ struct xf_route_iface {
 	enum xf_hook hook;
 	const char *mode;	/* "native", "generic" or "tcx" */
 	const char *why;	/* why this hook (for hook auto) */
+	char warning[192];	/* what may go wrong now, or "" */
 	uint32_t flags;		/* XF_RTIF_* */
 	uint32_t prog_id;
 	uint32_t link_id;

@@ -70,7 +70,7 @@ clean() {
 }
 
 @test "valgrind: route attach, show, get, stats, detach" {
-	gro_on
+	xdp_ready
 	run -0 vg route attach dev veth1 dev veth2 hook xdp
 	clean
 	ping4 3 "$XF_H2_IP4" -q >/dev/null

@@ -21,18 +21,26 @@ warm_up() {
 	ping6 1 "$XF_H2_IP6" -q >/dev/null
 }
 
-# A veth takes XDP redirects only while its peer has XDP or GRO on
-# (shared/environment.md): GRO on the hosts' ends, for hook xdp.
-gro_on() {
-	in_h1 ethtool -K veth0 gro on >/dev/null
-	in_h2 ethtool -K veth0 gro on >/dev/null
+# hook xdp on the hosts' veths: GRO on, as a veth takes XDP redirects only
+# while its peer has XDP or GRO on (shared/environment.md), and transmit
+# checksum offload off, without which route attach refuses hook xdp (XDP
+# would forward their TCP and UDP with unfinished checksums).
+xdp_ready() {
+	in_h1 ethtool -K veth0 gro on tx off >/dev/null
+	in_h2 ethtool -K veth0 gro on tx off >/dev/null
+}
+
+# tx_off: only the checksum offload, for hook xdp without GRO.
+tx_off() {
+	in_h1 ethtool -K veth0 tx off >/dev/null
+	in_h2 ethtool -K veth0 tx off >/dev/null
 }
 
 # attach HOOK [ARGS...]: veth1 and veth2 of r1 on HOOK (GRO first for xdp).
 attach() {
 	local hook=$1
 	shift
-	[[ $hook != xdp ]] || gro_on
+	[[ $hook != xdp ]] || xdp_ready
 	xr route attach dev veth1 dev veth2 hook "$hook" "$@"
 }
 

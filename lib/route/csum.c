@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hook xdp and checksum offload: a veth or netkit peer that leaves its TCP
+ * and UDP checksums to the device hands them on unfinished (CHECKSUM_PARTIAL
+ * travels with the skb). The kernel's forwarding finishes them on the way
+ * out; XDP never sees that state, so what it redirects arrives with wrong
+ * checksums and the receiver drops it. Such an ingress is refused (unless
+ * -force) and "route show" warns when a peer turns it on later. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nl_link.h"
+#include "peer.h"
+#include "internal.h"
+
+static bool rt_has_peer(const struct xf_link *l)
+{
+	return !strcmp(l->kind, "veth") || !strcmp(l->kind, "netkit");
+}
+
+int rt_check_peer_csum(struct xf_nl *nl, const char *dev, const struct xf_link *l, bool force)
+{
+	struct xf_peer p;
+	char name[IF_NAMESIZE + NAME_MAX + 16];
+	int err;
+
+	if (force || !rt_has_peer(l))
+		return 0;
+	err = xf_peer_get(nl, l, &p);
+	if (err == -ENOENT) {
+		fprintf(stderr, "Error: cannot tell whether %s's peer sends with tx checksum "
+			"offload: its namespace is neither under /run/netns nor a process's; "
+			"use hook tc, or -force.\n", dev);
+		return -EOPNOTSUPP;
+	}
+	if (err) {
+		fprintf(stderr, "Error: cannot read %s's peer: %s; use hook tc, or -force.\n",
+			dev, strerror(-err));
+		return err;
+	}
+	if (!p.tx_csum)
+		return 0;
+	fprintf(stderr, "Error: %s's peer %s has tx checksum offload on, and XDP would "
+		"forward its TCP and UDP with unfinished checksums; run \"ethtool -K %s tx off\"%s, "
+		"use hook tc, or -force.\n", dev, xf_peer_str(&p, name, sizeof(name)), p.name,
+		p.netns[0] ? " in its namespace" : "");
+	return -EOPNOTSUPP;
+}
+
+const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char *buf,
+				 size_t len)
+{
+	struct xf_peer p;
+	char name[IF_NAMESIZE + NAME_MAX + 16];
+
+	if (!rt_has_peer(l) || xf_peer_get(nl, l, &p) || !p.tx_csum)
+		return NULL;
+	snprintf(buf, len, "peer %s has tx checksum offload on: its TCP and UDP leave "
+		 "the fast path with unfinished checksums", xf_peer_str(&p, name, sizeof(name)));
+	return buf;
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# hook xdp and the veth peers' transmit checksum offload. A peer that leaves
+# its TCP and UDP checksums to the device hands them on unfinished; the
+# kernel's forwarding finishes them, XDP cannot, and the receiver drops
+# what the fast path forwarded. route attach hook xdp refuses such a peer
+# unless -force, and route show warns when one turns it on later.
+bats_require_minimum_version 1.8.2
+# bats file_tags=root
+
+load helpers/common
+load helpers/route
+
+setup_file() {
+	_need_root
+}
+
+setup() {
+	_common_setup
+	topo_create
+	in_h1 ethtool -K veth0 gro on >/dev/null
+	in_h2 ethtool -K veth0 gro on >/dev/null
+	warm_up
+}
+
+teardown() {
+	[[ -z ${BG_PID:-} ]] || kill "$BG_PID" 2>/dev/null || true
+	xr route detach all >/dev/null 2>&1 || true
+	topo_destroy
+}
+
+# udp_to_h2 COUNT: COUNT datagrams from a socket of h1 to one of h2; prints
+# how many h2's socket received.
+udp_to_h2() {
+	local d=$BATS_TEST_TMPDIR/udp
+	mkdir -p "$d"
+	rm -f "$d"/*
+	ip netns exec "$XF_NS_H2" /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/udpseq.py" \
+		recv "$XF_H2_IP4" 7000 5 "$d" 3>&- &
+	BG_PID=$!
+	wait_until 5 test -e "$d/ready"
+	in_h1 /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/udpseq.py" send "$XF_H2_IP4" 7000 \
+		"$1" 500 >/dev/null
+	wait "$BG_PID" || true
+	BG_PID=
+	jq -r '.received' "$d/rx.json"
+}
+
+@test "hook xdp refuses a peer with tx checksum offload on, names it, changes nothing" {
+	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp
+	assert_output ""
+	assert_equal "$stderr" "Error: veth1's peer veth0 (netns $XF_NS_H1) has tx checksum offload on, and XDP would forward its TCP and UDP with unfinished checksums; run \"ethtool -K veth0 tx off\" in its namespace, use hook tc, or -force."
+	run -0 no_hooks veth1 veth2
+	run -0 xr -j route show
+	assert_output '{"interfaces":[]}'
+	# One peer off is not enough: veth2's peer is named next.
+	in_h1 ethtool -K veth0 tx off >/dev/null
+	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp
+	assert_equal "${stderr%%, and XDP*}" "Error: veth2's peer veth0 (netns $XF_NS_H2) has tx checksum offload on"
+	run -0 no_hooks veth1 veth2
+	# hook tc keeps the offload: nothing to refuse.
+	run -0 xr route attach dev veth1 dev veth2 hook tc
+}
+
+@test "hook xdp with the peers' offload off: TCP and UDP sockets on the fast path" {
+	tx_off
+	run -0 xr route attach dev veth1 dev veth2 hook xdp
+	run -0 xr -j route show
+	assert_equal "$(jq '[.interfaces[] | select(has("warning"))] | length' <<<"$output")" 0
+	run -0 udp_to_h2 200
+	assert_output 200
+	(($(ctr veth1 forwarded) >= 200))
+	fwd=$(ctr veth1 forwarded_bytes)
+	ip netns exec "$XF_NS_H2" iperf3 -s -1 -B "$XF_H2_IP4" >/dev/null 2>&1 3>&- &
+	BG_PID=$!
+	wait_until 5 bash -c "ip netns exec $XF_NS_H2 ss -Hltn | grep -q ':5201 '"
+	json=$(in_h1 timeout 20 iperf3 -c "$XF_H2_IP4" -t 1 -J)
+	wait "$BG_PID"
+	BG_PID=
+	# A megabyte at least, all of it through the fast path.
+	(($(jq '.end.sum_received.bytes' <<<"$json") > 1000000))
+	(($(ctr veth1 forwarded_bytes) > fwd + 1000000))
+}
+
+@test "-force attaches anyway; the datagrams it forwards never reach the socket, show warns" {
+	in_h2 ethtool -K veth0 tx off >/dev/null
+	run -0 xr -force route attach dev veth1 dev veth2 hook xdp
+	run -0 xr -j route show dev veth1
+	assert_equal "$(jq -r '.interfaces[0].warning' <<<"$output")" \
+		"peer veth0 (netns $XF_NS_H1) has tx checksum offload on: its TCP and UDP leave the fast path with unfinished checksums"
+	run -0 xr -j route show dev veth2
+	assert_equal "$(jq '.interfaces[0] | has("warning")' <<<"$output")" false
+	# Why attach refuses: forwarded, every one, and dropped at h2.
+	before=$(ctr veth1 forwarded)
+	run -0 udp_to_h2 50
+	assert_output 0
+	(($(ctr veth1 forwarded) >= before + 50))
+	run -0 xr route show dev veth1
+	assert_output --partial "has tx checksum offload on"
+}
+
+@test "route show warns when a peer turns the offload on after the attach" {
+	tx_off
+	run -0 xr route attach dev veth1 dev veth2 hook xdp
+	in_h2 ethtool -K veth0 tx on >/dev/null
+	run -0 xr -j route show
+	assert_equal "$(jq -r '[.interfaces[] | select(has("warning")) | .dev] | join(" ")' <<<"$output")" veth2
+	in_h2 ethtool -K veth0 tx off >/dev/null
+	run -0 xr -j route show
+	assert_equal "$(jq '[.interfaces[] | select(has("warning"))] | length' <<<"$output")" 0
+}
