@@ -17,8 +17,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/ethtool.h>
+#include <linux/nsfs.h>
 #include <linux/sockios.h>
 
 #include "nl_link.h"
@@ -26,19 +28,39 @@
 
 #define NETNS_RUN_DIR "/run/netns"
 
-/* Open dir/name and keep it when its id is nsid. The fd, or -1. */
-static int peer_try(struct xf_nl *nl, const char *dir, const char *name, int nsid)
+#define PEER_SEEN_MAX 64
+
+/* Namespaces already asked, by inode: most processes share a few. */
+struct peer_seen {
+	ino_t ino[PEER_SEEN_MAX];
+	int n;
+};
+
+/* Open dir/name and keep it when it is a network namespace whose id is
+ * nsid. The fd, or -1. */
+static int peer_try(struct xf_nl *nl, struct peer_seen *seen, const char *dir,
+		    const char *name, int nsid)
 {
 	char path[PATH_MAX];
-	int fd, id;
+	struct stat st;
+	int fd, id, i;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	/* Not a namespace (a name whose mount went): no question to ask. */
+	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET || fstat(fd, &st))
+		goto no;
+	for (i = 0; i < seen->n; i++)
+		if (seen->ino[i] == st.st_ino)
+			goto no;
+	if (seen->n < PEER_SEEN_MAX)
+		seen->ino[seen->n++] = st.st_ino;
 	if (!xf_netns_nsid(nl, fd, &id) && id == nsid)
 		return fd;
+no:
 	close(fd);
 	return -1;
 }
@@ -47,6 +69,7 @@ static int peer_try(struct xf_nl *nl, const char *dir, const char *name, int nsi
 static int peer_find_ns(struct xf_nl *nl, int nsid, char *where, size_t len)
 {
 	char sub[NAME_MAX + 8];
+	struct peer_seen seen = { .n = 0 };
 	struct dirent *e;
 	DIR *d;
 	int fd = -1;
@@ -55,7 +78,7 @@ static int peer_find_ns(struct xf_nl *nl, int nsid, char *where, size_t len)
 	while (d && fd < 0 && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		fd = peer_try(nl, NETNS_RUN_DIR, e->d_name, nsid);
+		fd = peer_try(nl, &seen, NETNS_RUN_DIR, e->d_name, nsid);
 		if (fd >= 0)
 			snprintf(where, len, "%s", e->d_name);
 	}
@@ -66,7 +89,7 @@ static int peer_find_ns(struct xf_nl *nl, int nsid, char *where, size_t len)
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
 		snprintf(sub, sizeof(sub), "%s/ns/net", e->d_name);
-		fd = peer_try(nl, "/proc", sub, nsid);
+		fd = peer_try(nl, &seen, "/proc", sub, nsid);
 		if (fd >= 0)
 			snprintf(where, len, "pid %.32s", e->d_name);
 	}
