@@ -129,3 +129,28 @@ kill_loop() {
 	xt chain del dev veth1 all
 	[[ ! -e $RUN_DIR ]] || fail "copies left: $(find "$RUN_DIR")"
 }
+
+# The chain's first attach pins its link last, and detach all takes route
+# out of a chain it joined without pinning its own link: a kill between
+# any two calls (the window is a call or two wide, which the samples above
+# rarely hit) leaves what show reports and detach all removes.
+@test "route attach hook xdp of a second device, killed at every call: show agrees, detach all clears" {
+	local k n rc
+	xt route attach dev veth1 hook xdp
+	k=$(calls route attach dev veth2 hook xdp) || fail "clean run failed"
+	xt route detach all
+	for ((n = 1; n <= k; n++)); do
+		xt route attach dev veth1 hook xdp
+		rc=0
+		XFWD_FAULT=kill:$n xt route attach dev veth2 hook xdp >/dev/null 2>&1 || rc=$?
+		# Fewer calls this time (the peer's namespace was found sooner):
+		# it ran to the end, and every call before was tried.
+		((rc != 0)) || break
+		((rc == 137)) || fail "kill:$n: exit $rc, not killed"
+		consistent || fail "killed at call $n: show and the kernel disagree"
+		xt route detach all >/dev/null || fail "detach all after kill:$n failed"
+		no_hooks veth1 veth2 || fail "kill:$n: a program is left after detach all"
+		[[ ! -e $PIN_DIR ]] || fail "kill:$n: pins left: $(find "$PIN_DIR")"
+	done
+	echo "# route attach dev veth2 hook xdp: killed at each of its $k calls" >&3
+}

@@ -49,10 +49,18 @@ static uint32_t desc_size(int fd)
 	return bpf_map_get_info_by_fd(fd, &mi, &len) ? 0 : mi.value_size;
 }
 
+void chain_unpin(const struct chain_if *c)
+{
+	xf_pin_remove(c->l.ifindex, "chain_desc");
+	xf_pin_remove(c->l.ifindex, "chain_cnt");
+	xf_pin_remove(c->l.ifindex, "xdp_link");
+}
+
 /* Open dev's chain, or an empty one. A foreign XDP program is refused. */
 int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct chain_if *c)
 {
 	uint32_t key = 0;
+	bool remains;
 	int err;
 
 	memset(c, 0, sizeof(*c));
@@ -74,9 +82,23 @@ int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct cha
 	    c->d.magic == XF_CHAIN_MAGIC && c->d.n <= XF_CHAIN_MAX && c->link_fd >= 0 &&
 	    c->cnt_fd >= 0)
 		return 0;
-	/* Nothing, or the remains of a killed command: start afresh. */
+	/* Nothing, or the remains of a command killed while it attached the
+	 * first chain: start afresh. The link is pinned last, so remains
+	 * without it never ran; with it but without the description or the
+	 * counters (an xfwd that pinned the link first), the link is
+	 * unpinned, and detached as our last reference to it goes. A
+	 * description of another layout is not ours to remove. */
+	remains = c->link_fd < 0 ? c->desc_fd >= 0 || c->cnt_fd >= 0 :
+				   c->desc_fd < 0 || c->cnt_fd < 0;
+	if (for_change && remains)
+		chain_unpin(c);
 	chain_if_close(c);
 	memset(&c->d, 0, sizeof(c->d));
+	if (for_change && remains) {
+		err = xf_link_get(nl, NULL, c->l.ifindex, &c->l);
+		if (err)
+			return err;
+	}
 	if (for_change && c->l.xdp.prog_id) {
 		struct bpf_prog_info info = { 0 };
 		uint32_t len = sizeof(info);
@@ -272,22 +294,20 @@ int chain_commit(struct chain_if *c, struct xf_chain_desc *d)
 	d->gen++;
 	if (first) {
 		lo.flags = c->xdp_flags;
+		/* The link is pinned last: a command killed before that
+		 * leaves pins that chain_if_open() recognises as remains, and
+		 * its link goes with its descriptors. */
 		link_fd = bpf_link_create(prog_fd, c->l.ifindex, BPF_XDP, &lo);
 		err = link_fd < 0 ? -errno : xf_pin_mkdir(c->pin);
-		err = err ?: xf_pin_obj(link_fd, c->pin, "xdp_link") ?:
-		      xf_pin_obj(cnt_fd, c->pin, "chain_cnt");
 		if (!err && bpf_map_update_elem(desc_fd, &key, d, BPF_ANY))
 			err = -errno;
-		err = err ?: xf_pin_obj(desc_fd, c->pin, "chain_desc");
+		err = err ?: xf_pin_obj(desc_fd, c->pin, "chain_desc") ?:
+		      xf_pin_obj(cnt_fd, c->pin, "chain_cnt") ?:
+		      xf_pin_obj(link_fd, c->pin, "xdp_link");
 		if (err) {
-			char p[CHAIN_PATH_LEN + 32];
-
 			fprintf(stderr, "Error: cannot attach the chain to %s: %s.\n", c->l.name,
 				strerror(-err));
-			snprintf(p, sizeof(p), "%s/xdp_link", c->pin);
-			unlink(p);
-			snprintf(p, sizeof(p), "%s/chain_cnt", c->pin);
-			unlink(p);
+			chain_unpin(c);
 		}
 	} else {
 		/* The description first, then the swap: one program for

@@ -29,6 +29,9 @@ struct chain_if {
 /* Open dev's chain, or an empty one. A foreign XDP program is refused. */
 int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct chain_if *c);
 void chain_if_close(struct chain_if *c);
+/* Unpin the chain's description, counters and link (the link last), and
+ * remove the directories left empty. */
+void chain_unpin(const struct chain_if *c);
 /* strerror() that also knows libbpf's own codes (LIBBPF_ERRNO__FORMAT...). */
 const char *chain_err_str(int err, char *buf, size_t len);
 /* The index in d of the member name, or of the member in slot; -1. */

@@ -94,9 +94,7 @@ static void chain_remove_all(struct chain_if *c)
 
 	snprintf(p, sizeof(p), "%s/maps", c->pin);
 	xf_pin_rmtree(p);
-	xf_pin_remove(c->l.ifindex, "chain_desc");
-	xf_pin_remove(c->l.ifindex, "chain_cnt");
-	xf_pin_remove(c->l.ifindex, "xdp_link");
+	chain_unpin(c);
 	/* The copies, then the namespace's directories when nothing else is
 	 * in them. */
 	xf_rmtree_prune(c->run);

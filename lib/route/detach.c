@@ -38,6 +38,16 @@ struct rt_gone {
 	char name[IF_NAMESIZE];	/* "" when the interface has gone */
 };
 
+static int rt_member_cb(const struct xf_chain_info *ci, void *arg)
+{
+	uint32_t i;
+
+	for (i = 0; i < ci->desc.n && i < XF_CHAIN_MAX; i++)
+		if (!strcmp(ci->desc.m[i].name, "route"))
+			*(bool *)arg = true;
+	return 0;
+}
+
 /* Look before changing: the link and the map entries of g->ifindex. */
 static int rt_gone_read(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g)
 {
@@ -67,6 +77,14 @@ static int rt_gone_read(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g)
 		g->xdp_flags = l.xdp.mode == XF_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	} else if (err != -ENODEV) {
 		return err;
+	}
+	/* A command killed between joining the chain and pinning the link
+	 * leaves route in the chain without the pin: it leaves the chain
+	 * all the same. */
+	if (g->link_fd < 0 && g->name[0]) {
+		err = xf_chain_list(nl, g->name, rt_member_cb, &g->xdp);
+		if (err && err != -ENOENT)
+			return err;
 	}
 	if (in->fd[RT_MAP_IFCFG] < 0)
 		return 0;
