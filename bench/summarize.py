@@ -602,8 +602,7 @@ def panel_script(result, suite, title):
                 base = s["configs"][b]["ratio"] if b in s["configs"] else None
                 if base:
                     lines.append((t["config"], t["bound"] * base,
-                                  f">= {t['bound']:.2f}x {LABELS.get(b, b)}".replace(
-                                      "\\n", " ")))
+                                  f">= {t['bound']:.2f}x {b}"))
             elif t.get("text", "").startswith("<="):
                 if b in s["configs"] and "ns/run" not in t["target"]:
                     lines.append((t["config"], s["configs"][b]["ratio"], "<= tail calls"))
@@ -650,7 +649,7 @@ def panel_script(result, suite, title):
                     f"{0xffffff if inside else 0} \"{val}\"")
     block = "\n".join(data)
     cmds.append("plot '-' using 1:2:5 with boxes lc rgb variable notitle, "
-                "'-' using 1:2:3:4 with yerrorbars pt -1 lc rgb 'black' notitle, "
+                "'-' using 1:3:(0):($4 - $3) with vectors nohead lc rgb 'black' notitle, "
                 "'-' using 1:6:8:7 with labels tc rgb variable font ',9' notitle")
     cmds += [block, "e", block, "e", block, "e"]
     return cmds
@@ -660,6 +659,7 @@ def chart(result, out_dir):
     m = result.get("machine", {})
     title = (f"xfwd make bench ({result.get('mode', '')}), {result.get('date', '')}: "
              f"{m.get('cpu', '')}, {m.get('vcpus', '')} vCPUs, kernel {m.get('kernel', '')}. "
+             "Bars: medians of per-round ratios, black lines: min-max over rounds. "
              "Blue: xfwd; grey: the kernel's own paths; orange: xdp-forward (peer); "
              "red: targets")
     panels = [p for p in (panel_script(result, s, t) for s, t in PANELS) if p]
