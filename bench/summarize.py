@@ -212,7 +212,7 @@ def targets(suites, prof, meta):
         s = suites.get(suite)
         t = {"target": name, "suite": suite, "config": a, "versus": b, "bound": bound}
         if PEER in (a, b) and missing:
-            t.update(status="not measured", ratio=None, why=f"peer missing: {missing}",
+            t.update(status="not measured: PEER MISSING", ratio=None, why=missing,
                      text=f">= {bound:.2f}x {b}" if kind == "ge" else "")
         elif kind == "exact":
             r = corpus_row(meta, a)
@@ -558,8 +558,8 @@ COLOURS = {"xfwd": "#1f6fb4", "kernel": "#9a9a9a", "peer": "#f08a24", "missing":
 
 
 def q(text):
-    """A gnuplot single-quoted string."""
-    return "'" + text.replace("'", "''") + "'"
+    """A gnuplot double-quoted string; newlines stay line breaks."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def colour_of(c):
@@ -582,6 +582,9 @@ def panel_script(result, suite, title):
         if not bars:
             return None
         ylabel = "frames"
+        peer = result.get("peer", {})
+        if peer.get("status") != "ok":
+            notes.append("PEER MISSING: " + (peer.get("why") or "not recorded"))
     else:
         s = result["suites"].get(suite)
         if not s:
@@ -658,7 +661,7 @@ def panel_script(result, suite, title):
 def chart(result, out_dir):
     m = result.get("machine", {})
     title = (f"xfwd make bench ({result.get('mode', '')}), {result.get('date', '')}: "
-             f"{m.get('cpu', '')}, {m.get('vcpus', '')} vCPUs, kernel {m.get('kernel', '')}. "
+             f"{m.get('cpu', '')}, {m.get('vcpus', '')} vCPUs, kernel {m.get('kernel', '')}.\n"
              "Bars: medians of per-round ratios, black lines: min-max over rounds. "
              "Blue: xfwd; grey: the kernel's own paths; orange: xdp-forward (peer); "
              "red: targets")
