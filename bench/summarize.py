@@ -594,8 +594,10 @@ def panel_script(result, suite, title):
             if absolute:
                 vals = [x / 1000 for x in v["values"]]
                 bars.append((c, median(vals), min(vals), max(vals), None))
-            elif v["ratio"] > 0:
-                bars.append((c, v["ratio"], v["ratio_min"], v["ratio_max"], None))
+            elif v["values"]:
+                # A slope of 0 (or a little below, in noise) is a bar of 0.
+                bars.append((c, max(v["ratio"], 0), max(v["ratio_min"], 0),
+                             max(v["ratio_max"], 0), f"{v['ratio']:.2f}"))
         ylabel = "ms per command" if absolute else f"ratio to {s['reference']}, same round"
         for t in tg:
             b = t.get("versus")
