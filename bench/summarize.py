@@ -637,7 +637,7 @@ def panel_script(result, suite, title):
         cmds.append(f"set arrow from {i - 0.45}, {y:.4f} to {i + 0.45}, {y:.4f} nohead "
                     "lw 3 lc rgb '#d62728' front")
         cmds.append(f"set label {q(text)} at {i}, {y:.4f} center offset 0,0.7 "
-                    "font ',8' tc rgb '#d62728' front")
+                    "font ',8' tc rgb '#d62728' boxed front")
     for k, n in enumerate(notes):
         cmds.append(f"set label {q(n)} at graph 0.02, graph {0.93 - 0.07 * k} left "
                     "font ',9' tc rgb '#d62728' front")
@@ -677,7 +677,7 @@ def chart(result, out_dir):
               f"set multiplot layout {rows},{cols} title {q(title)} font ',11'",
               "set style fill solid 0.85 border -1", "set boxwidth 0.7",
               "set grid ytics lc rgb '#d0d0d0'", "set xtics font ',8' nomirror",
-              "set bmargin 4", "set tmargin 2.5"]
+              "set bmargin 4", "set tmargin 2.5", "set style textbox opaque noborder"]
     for p in panels:
         script += p
     script.append("unset multiplot")
