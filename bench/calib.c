@@ -16,12 +16,14 @@
 #include <time.h>
 
 #include "clock.h"
+#include "out.h"
 
 int main(int argc, char **argv)
 {
 	uint64_t n = 200000000, i, x = 88172645463325252ull;
 	volatile uint64_t keep;
 	double t0, c0, wall, cpu;
+	struct xf_out *o;
 	char *end;
 
 	if (argc > 2 || (argc == 2 && ((n = strtoull(argv[1], &end, 0)) == 0 || *end))) {
@@ -39,7 +41,16 @@ int main(int argc, char **argv)
 	wall = mono_s() - t0;
 	cpu = cpu_s() - c0;
 	(void)keep;
-	printf("{\"iterations\":%llu,\"wall_s\":%.4f,\"cpu_s\":%.4f,\"ns_per_iter\":%.4f}\n",
-	       (unsigned long long)n, wall, cpu, wall * 1e9 / n);
+	o = out_new(stdout, OUT_JSON);
+	if (!o) {
+		fprintf(stderr, "Error: out of memory.\n");
+		return 1;
+	}
+	out_u64(o, "iterations", n);
+	out_real(o, "wall_s", wall, 4);
+	out_real(o, "cpu_s", cpu, 4);
+	out_real(o, "ns_per_iter", wall * 1e9 / n, 4);
+	out_flush(o);
+	out_free(o);
 	return 0;
 }

@@ -40,6 +40,7 @@
 #include "arg.h"
 #include "chain/build.h"
 #include "clock.h"
+#include "out.h"
 #include "xbpf.h"
 
 #define REPEAT 1000000
@@ -554,15 +555,21 @@ static void cleanup(struct bench *b)
 int main(int argc, char **argv)
 {
 	struct bench *b = calloc(1, sizeof(*b));
+	struct xf_out *o = out_new(stdout, OUT_JSON);
 	unsigned int r, warm;
 	double t0, c0;
 	struct cfg *c;
 	int i, err = 0;
 
-	if (!b)
+	if (!b || !o) {
+		fprintf(stderr, "Error: out of memory.\n");
+		free(b);
+		out_free(o);
 		return 1;
+	}
 	if (parse(b, argc, argv)) {
 		free(b);
+		out_free(o);
 		return 2;
 	}
 	xf_bpf_log_init(false);
@@ -581,19 +588,28 @@ int main(int argc, char **argv)
 			c = &b->cfg[(i + r) % b->ncfg];
 			err = run(c, &c->ns[r]);
 		}
-		for (i = 0; i < b->ncfg && !err; i++)
-			printf("{\"suite\":\"chain_step\",\"config\":\"%s\",\"members\":%d,"
-			       "\"round\":%u,\"value\":%u}\n", b->cfg[i].name,
-			       b->cfg[i].members, r + 1, b->cfg[i].ns[r]);
-		fflush(stdout);
+		/* One JSON line per configuration, as bench/run reads them. */
+		for (i = 0; i < b->ncfg && !err; i++) {
+			out_str(o, "suite", "chain_step");
+			out_str(o, "config", b->cfg[i].name);
+			out_int(o, "members", b->cfg[i].members);
+			out_u64(o, "round", r + 1);
+			out_u64(o, "value", b->cfg[i].ns[r]);
+			out_flush(o);
+		}
 	}
-	if (!err)
-		printf("{\"noise\":\"gen_cpu\",\"suite\":\"chain_step\",\"cpu_s\":%.3f,"
-		       "\"seconds\":%.3f}\n", cpu_s() - c0, mono_s() - t0);
+	if (!err) {
+		out_str(o, "noise", "gen_cpu");
+		out_str(o, "suite", "chain_step");
+		out_real(o, "cpu_s", cpu_s() - c0, 3);
+		out_real(o, "seconds", mono_s() - t0, 3);
+		out_flush(o);
+	}
 	if (!err)
 		err = check_counters(b);
 	if (!err)
 		report(b);
 	cleanup(b);
+	out_free(o);
 	return err ? 1 : 0;
 }

@@ -19,12 +19,14 @@
 #include <bpf/bpf.h>
 
 #include "arg.h"
+#include "out.h"
 
 int main(int argc, char **argv)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info), id, size;
 	unsigned char *img = NULL;
+	struct xf_out *o;
 	int fd, err = 1;
 	FILE *f;
 
@@ -55,10 +57,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Error: cannot write \"%s\": %s.\n", argv[2], strerror(errno));
 		goto out;
 	}
-	printf("{\"id\":%u,\"name\":\"%s\",\"type\":%u,\"jited\":%u,\"xlated\":%u,"
-	       "\"verified_insns\":%u,\"run_time_ns\":%llu,\"run_cnt\":%llu}\n",
-	       info.id, info.name, info.type, size, info.xlated_prog_len, info.verified_insns,
-	       (unsigned long long)info.run_time_ns, (unsigned long long)info.run_cnt);
+	o = out_new(stdout, OUT_JSON);
+	if (!o) {
+		errno = ENOMEM;
+		goto fail;
+	}
+	out_u64(o, "id", info.id);
+	/* The kernel's name is not NUL-terminated when it fills the field. */
+	out_strf(o, "name", "%.*s", (int)sizeof(info.name), info.name);
+	out_u64(o, "type", info.type);
+	out_u64(o, "jited", size);
+	out_u64(o, "xlated", info.xlated_prog_len);
+	out_u64(o, "verified_insns", info.verified_insns);
+	out_u64(o, "run_time_ns", info.run_time_ns);
+	out_u64(o, "run_cnt", info.run_cnt);
+	out_flush(o);
+	out_free(o);
 	err = 0;
 	goto out;
 fail:

@@ -32,6 +32,7 @@
 #include "arg.h"
 #include "clock.h"
 #include "csum.h"
+#include "out.h"
 #include "xbpf.h"
 #include "xfwd_bpf.h"
 #include "gen.skel.h"
@@ -102,7 +103,7 @@ static int build(const struct gen_opts *o, const uint8_t *smac, uint8_t *f)
 	return 0;
 }
 
-static int send_frames(const struct gen_opts *o)
+static int send_frames(const struct gen_opts *o, struct xf_out *out)
 {
 	uint8_t frame[1514], smac[ETH_ALEN];
 	struct xdp_md ctx = { 0 };
@@ -174,13 +175,17 @@ static int send_frames(const struct gen_opts *o)
 		}
 	}
 	t1 = mono_s();
-	printf("{\"sent\":%llu,\"seconds\":%.3f,\"pps\":%.0f,\"size\":%u,\"cpu_s\":%.3f}\n",
-	       (unsigned long long)sent, t1 - t0, sent / (t1 - t0), o->size, cpu_s() - c0);
+	out_u64(out, "sent", sent);
+	out_real(out, "seconds", t1 - t0, 3);
+	out_real(out, "pps", sent / (t1 - t0), 0);
+	out_u64(out, "size", o->size);
+	out_real(out, "cpu_s", cpu_s() - c0, 3);
+	out_flush(out);
 	gen_bpf__destroy(skel);
 	return err ? 1 : 0;
 }
 
-static int sink(const struct gen_opts *o)
+static int sink(const struct gen_opts *o, struct xf_out *out)
 {
 	struct gen_bpf *skel;
 	struct bpf_link *link = NULL;
@@ -218,14 +223,15 @@ static int sink(const struct gen_opts *o)
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	/* Ready: the caller waits for this line before it starts sending. */
-	printf("{\"ready\":true}\n");
-	fflush(stdout);
+	out_bool(out, "ready", true);
+	out_flush(out);
 	t0 = mono_s();
 	while (mono_s() - t0 < o->duration && !stop)
 		usleep(10000);
 	err = xf_percpu_sum(bpf_map__fd(skel->maps.xf_gen_count), &key, sum, 2);
-	printf("{\"received\":%llu,\"bytes\":%llu}\n", (unsigned long long)sum[0],
-	       (unsigned long long)sum[1]);
+	out_u64(out, "received", sum[0]);
+	out_u64(out, "bytes", sum[1]);
+	out_flush(out);
 	bpf_link__destroy(link);
 	if (lfd >= 0)
 		close(lfd);
@@ -243,6 +249,7 @@ int main(int argc, char **argv)
 {
 	struct gen_opts o = { .size = 64, .count = UINT64_MAX, .duration = 5 };
 	const char *mac = NULL, *hook = NULL;
+	struct xf_out *out;
 	struct xf_args a;
 	bool is_sink;
 	uint32_t v;
@@ -287,11 +294,20 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	xf_bpf_log_init(false);
-	if (is_sink)
-		return sink(&o);
-	if (!mac || parse_mac(mac, o.dmac) || !o.src.family || o.src.family != o.dst.family) {
-		fprintf(stderr, "Error: send needs dmac MAC, src ADDR and dst ADDR of one family.\n");
-		return 2;
+	out = out_new(stdout, OUT_JSON);
+	if (!out) {
+		fprintf(stderr, "Error: out of memory.\n");
+		return 1;
 	}
-	return send_frames(&o);
+	if (is_sink)
+		err = sink(&o, out);
+	else if (!mac || parse_mac(mac, o.dmac) || !o.src.family ||
+		 o.src.family != o.dst.family) {
+		fprintf(stderr, "Error: send needs dmac MAC, src ADDR and dst ADDR of one family.\n");
+		err = 2;
+	} else {
+		err = send_frames(&o, out);
+	}
+	out_free(out);
+	return err;
 }
