@@ -20,6 +20,7 @@
 #include "probe.h"
 #include "redirect.h"
 #include "route.h"
+#include "route_fast.h"
 #include "route_pin.h"
 #include "xbpf.h"
 #include "chain_state.h"
@@ -38,6 +39,7 @@ static const char *const rt_obj_names[RT_NFDS] = {
 	[RT_PROG_XDP] = "prog_xdp", [RT_PROG_TC] = "prog_tc",
 	[RT_MAP_TX] = "xf_tx_ports", [RT_MAP_IFCFG] = "xf_rt_ifcfg",
 	[RT_MAP_STATS] = "xf_rt_stats", [RT_MAP_TRACE] = "xf_rt_trace",
+	[RT_MAP_LOCAL] = "xf_rt_local",
 };
 
 void rt_inst_close(struct rt_inst *in)
@@ -79,6 +81,7 @@ static int rt_inst_create(struct rt_inst *in)
 	fds[RT_MAP_IFCFG] = bpf_map__fd(skel->maps.xf_rt_ifcfg);
 	fds[RT_MAP_STATS] = bpf_map__fd(skel->maps.xf_rt_stats);
 	fds[RT_MAP_TRACE] = bpf_map__fd(skel->maps.xf_rt_trace);
+	fds[RT_MAP_LOCAL] = bpf_map__fd(skel->maps.xf_rt_local);
 	err = xf_pin_set(in->dir, rt_obj_names, RT_NFDS, fds, in->fd);
 	route_bpf__destroy(skel);
 	if (err) {
@@ -153,6 +156,7 @@ int rt_refresh(struct rt_inst *in)
 	uint32_t keys[XF_RT_MAX_IF], next, *prev = NULL;
 	bool reported = xf_xdp_features_reported();
 	struct xf_route_ifcfg cfg;
+	struct rt_fast fast;
 	int n = 0, i, err = 0;
 
 	/* Keys first: updating a hash map entry moves it to the head of its
@@ -163,6 +167,7 @@ int rt_refresh(struct rt_inst *in)
 	}
 	if (n < XF_RT_MAX_IF && errno != ENOENT)
 		return -errno;
+	rt_fast_begin(&fast);
 	for (i = 0; i < n; i++) {
 		uint32_t key = keys[i];
 
@@ -176,6 +181,7 @@ int rt_refresh(struct rt_inst *in)
 			cfg.flags |= XF_RTIF_XDP_XMIT;
 		cfg.flags |= rt_rp_filter_flags(key);
 		rt_family_flags(&cfg.flags);
+		rt_fast_peer(&fast, key, &cfg);
 		if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &cfg, BPF_EXIST))
 			err = -errno;
 		if (cfg.flags & XF_RTIF_XDP_XMIT) {
@@ -185,7 +191,8 @@ int rt_refresh(struct rt_inst *in)
 			err = -errno;
 		}
 	}
-	return err;
+	i = rt_fast_end(&fast, in);
+	return err ?: i;
 }
 
 static int rt_sysctl_int(const char *path, int dflt)
