@@ -61,6 +61,18 @@
 
 #include "xfwd_bpf.h"
 
+/* bench/stages builds this file with stages switched off to time them;
+ * the default build has all of them. */
+#ifndef XF_PROF_OFF
+#define XF_PROF_OFF 0
+#endif
+#define XF_PROF_STATS 1		/* the per-packet counter */
+#define XF_PROF_SOURCE4 2	/* IPv4 local-source / rp_filter lookup */
+#define XF_PROF_LOCAL 4		/* the local-address hint */
+#define XF_PROF_WRITE 8		/* packet writes (PROG_RUN repeats reuse the
+				 * packet: a rewrite would change the next run) */
+#define XF_PROF_ON(stage) (!(XF_PROF_OFF & (stage)))
+
 #define XF_AF_INET 2
 #define XF_AF_INET6 10
 #define XF_IP_MF 0x2000
@@ -74,6 +86,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xf_route_ifcfg);
 } xf_rt_ifcfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XF_RT_IFC_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xf_route_ifc);
+} xf_rt_ifc SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
@@ -236,13 +255,24 @@ static __always_inline __u32 xf_rt_fib_reason(int rc)
 	}
 }
 
-/* Why egress oif is not usable, for a packet the FIB would forward. */
+/* The configuration of ifindex: the direct-mapped copy when it holds this
+ * interface, else the hash (XF_RT_IFC_SLOTS in xfwd_bpf.h). */
+static __always_inline struct xf_route_ifcfg *xf_rt_cfg(__u32 ifindex)
+{
+	__u32 k = ifindex & (XF_RT_IFC_SLOTS - 1);
+	struct xf_route_ifc *c = bpf_map_lookup_elem(&xf_rt_ifc, &k);
+
+	if (c && c->ifindex == ifindex)
+		return &c->cfg;
+	return bpf_map_lookup_elem(&xf_rt_ifcfg, &ifindex);
+}
+
 /* The ingress interface's configuration into md (its MAC serves XDP,
  * where there is no pkt_type) and its counter slot; 0 when the interface
  * is not in the set. */
 static __always_inline int xf_rt_ingress(struct xf_rt_md *md, __u32 *slot)
 {
-	struct xf_route_ifcfg *cfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &md->iif);
+	struct xf_route_ifcfg *cfg = xf_rt_cfg(md->iif);
 
 	if (!cfg)
 		return 0;
@@ -254,7 +284,7 @@ static __always_inline int xf_rt_ingress(struct xf_rt_md *md, __u32 *slot)
 
 static __always_inline __u32 xf_rt_egress_reason(__u32 oif, int xdp)
 {
-	struct xf_route_ifcfg *ocfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &oif);
+	struct xf_route_ifcfg *ocfg = xf_rt_cfg(oif);
 
 	if (!ocfg || !(ocfg->flags & XF_RTIF_IN_SET))
 		return XF_RR_NOT_IN_SET;
@@ -412,7 +442,7 @@ static __always_inline __u32 xf_rt_egress_tc(struct xf_rt_md *md)
 	struct xf_route_ifcfg *ocfg;
 	__u32 oif = md->fib.ifindex;
 
-	ocfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &oif);
+	ocfg = xf_rt_cfg(oif);
 	if (!ocfg || !(ocfg->flags & XF_RTIF_IN_SET))
 		return XF_RR_NOT_IN_SET;
 	md->ocfl = ocfg->flags;
@@ -472,7 +502,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		return r;
 	/* Addressed to this namespace: the lookup would say so. Not for
 	 * route get, which shows the FIB's own answer. */
-	if (!md->trace && xf_rt_is_local(fib))
+	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && xf_rt_is_local(fib))
 		return XF_RR_NOT_FORWARDED;
 	md->saddr4 = fib->ipv4_src;
 	md->daddr4 = fib->ipv4_dst;
@@ -494,7 +524,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 
 	/* A unicast route exists; now the kernel's order: reverse path
 	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
-	if (md->v4) {
+	if (XF_PROF_ON(XF_PROF_SOURCE4) && md->v4) {
 		r = xf_rt_source4(ctx, md, flags);
 		if (r != XF_RR_FORWARDED)
 			return r;
@@ -609,6 +639,8 @@ static __always_inline void xf_rt_done(const struct xf_rt_md *md, __u32 slot,
 		}
 		return;
 	}
+	if (!XF_PROF_ON(XF_PROF_STATS))
+		return;
 	if (slot >= XF_RT_MAX_IF)
 		slot = XF_RT_SLOT_NONE;
 	key = XF_RT_STATS_KEY(slot, reason);
@@ -655,6 +687,8 @@ int xf_route_xdp(struct xdp_md *ctx)
 		reason = xf_rt_egress_reason(md.fib.ifindex, 1);
 		goto out;
 	}
+	if (!XF_PROF_ON(XF_PROF_WRITE))
+		goto out;
 	if (md.len > ETH_HLEN + md.l3len) {
 		if (bpf_xdp_adjust_tail(ctx, (int)(ETH_HLEN + md.l3len) - (int)md.len)) {
 			reason = XF_RR_BAD_LEN;
@@ -772,6 +806,8 @@ int xf_route_tc(struct __sk_buff *skb)
 			goto out;
 		}
 	}
+	if (!XF_PROF_ON(XF_PROF_WRITE))
+		goto peer;
 	if (md.len > ETH_HLEN + md.l3len) {
 		if (bpf_skb_change_tail(skb, ETH_HLEN + md.l3len, 0)) {
 			reason = XF_RR_BAD_LEN;
@@ -790,6 +826,7 @@ int xf_route_tc(struct __sk_buff *skb)
 	}
 	if (diff)
 		bpf_csum_update(skb, (__u32)diff);
+peer:
 	if (!neigh && (md.ocfl & XF_RTIF_PEER) &&
 	    !((((__u16 *)md.fib.dmac)[0] ^ md.peer_mac[0]) |
 	      (((__u16 *)md.fib.dmac)[1] ^ md.peer_mac[1]) |

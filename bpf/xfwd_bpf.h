@@ -113,6 +113,24 @@ struct xf_route_ifcfg {
 };
 
 /*
+ * xf_rt_ifc: ARRAY[XF_RT_IFC_SLOTS], a direct-mapped copy of xf_rt_ifcfg
+ * indexed by ifindex % XF_RT_IFC_SLOTS, so that the per-packet lookups are
+ * array lookups (inlined by the verifier) instead of hash lookups. An entry
+ * counts only when its ifindex is the one asked for; otherwise the hash,
+ * which stays the authority, answers. Userspace writes both together
+ * (lib/route_fast.c: rt_ifcfg_put/del): the entry is zeroed before it is
+ * written, so a reader racing with a write sees the old interface's
+ * values, zeros or the new values, never another interface's. Zero flags
+ * and MACs only ever pass a packet.
+ */
+#define XF_RT_IFC_SLOTS 256
+
+struct xf_route_ifc {
+	__u32 ifindex;		/* 0: empty */
+	struct xf_route_ifcfg cfg;
+};
+
+/*
  * xf_rt_local: ARRAY[XF_RT_LOCAL_SLOTS], this namespace's own addresses,
  * written by userspace at attach and refresh, direct-mapped by
  * XF_RT_LOCAL_SLOT() of the address's last 32 bits. A hint, never the

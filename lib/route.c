@@ -39,7 +39,7 @@ static const char *const rt_obj_names[RT_NFDS] = {
 	[RT_PROG_XDP] = "prog_xdp", [RT_PROG_TC] = "prog_tc",
 	[RT_MAP_TX] = "xf_tx_ports", [RT_MAP_IFCFG] = "xf_rt_ifcfg",
 	[RT_MAP_STATS] = "xf_rt_stats", [RT_MAP_TRACE] = "xf_rt_trace",
-	[RT_MAP_LOCAL] = "xf_rt_local",
+	[RT_MAP_LOCAL] = "xf_rt_local", [RT_MAP_IFC] = "xf_rt_ifc",
 };
 
 void rt_inst_close(struct rt_inst *in)
@@ -82,6 +82,7 @@ static int rt_inst_create(struct rt_inst *in)
 	fds[RT_MAP_STATS] = bpf_map__fd(skel->maps.xf_rt_stats);
 	fds[RT_MAP_TRACE] = bpf_map__fd(skel->maps.xf_rt_trace);
 	fds[RT_MAP_LOCAL] = bpf_map__fd(skel->maps.xf_rt_local);
+	fds[RT_MAP_IFC] = bpf_map__fd(skel->maps.xf_rt_ifc);
 	err = xf_pin_set(in->dir, rt_obj_names, RT_NFDS, fds, in->fd);
 	route_bpf__destroy(skel);
 	if (err) {
@@ -182,7 +183,7 @@ int rt_refresh(struct rt_inst *in)
 		cfg.flags |= rt_rp_filter_flags(key);
 		rt_family_flags(&cfg.flags);
 		rt_fast_peer(&fast, key, &cfg);
-		if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &cfg, BPF_EXIST))
+		if (rt_ifcfg_put(in, key, &cfg, BPF_EXIST))
 			err = -errno;
 		if (cfg.flags & XF_RTIF_XDP_XMIT) {
 			if (bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &key, BPF_ANY))
@@ -371,7 +372,7 @@ static int rt_attach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d,
 	rt_clear_slot(in, cfg.slot);
 	/* rt_resolve() found no link pin: an entry already there is the
 	 * remains of a killed command, and is replaced. */
-	if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &cfg, BPF_ANY))
+	if (rt_ifcfg_put(in, key, &cfg, BPF_ANY))
 		goto fail;
 	d->cfg_done = true;
 	/* Only members that can take XDP frames go in the device map: the
@@ -430,7 +431,7 @@ static void rt_undo_one(struct xf_nl *nl, struct rt_inst *in, struct rt_dev *d)
 	if (d->tx_done)
 		bpf_map_delete_elem(in->fd[RT_MAP_TX], &key);
 	if (d->cfg_done)
-		bpf_map_delete_elem(in->fd[RT_MAP_IFCFG], &key);
+		rt_ifcfg_del(in, key);
 }
 
 static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_attach_opts *o,
@@ -646,7 +647,7 @@ static int rt_detach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_gone *g
 		g->tx_gone = true;
 	}
 	if (g->has_cfg) {
-		if (bpf_map_delete_elem(in->fd[RT_MAP_IFCFG], &key) && errno != ENOENT)
+		if (rt_ifcfg_del(in, key) && errno != ENOENT)
 			return -errno;
 		g->cfg_gone = true;
 	}
@@ -661,7 +662,7 @@ static void rt_undetach_one(struct xf_nl *nl, struct rt_inst *in, struct rt_gone
 	int fd = g->link_fd, err = 0;
 
 	if (g->cfg_gone)
-		bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &g->cfg, BPF_ANY);
+		rt_ifcfg_put(in, key, &g->cfg, BPF_ANY);
 	if (g->tx_gone)
 		bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &g->tx, BPF_ANY);
 	if (g->left_chain) {

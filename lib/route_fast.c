@@ -46,6 +46,42 @@
 #include "route_fast.h"
 #include "route_pin.h"
 
+int rt_ifcfg_put(struct rt_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg,
+		 uint64_t flags)
+{
+	uint32_t k = ifindex % XF_RT_IFC_SLOTS;
+	struct xf_route_ifc c = { 0 };
+
+	if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &ifindex, cfg, flags))
+		return -errno;
+	/* Zeros first: a reader racing with the second write sees zeros or
+	 * this interface's values, never the slot's previous interface's. */
+	if (bpf_map_update_elem(in->fd[RT_MAP_IFC], &k, &c, BPF_ANY))
+		return -errno;
+	c.ifindex = ifindex;
+	c.cfg = *cfg;
+	if (bpf_map_update_elem(in->fd[RT_MAP_IFC], &k, &c, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int rt_ifcfg_del(struct rt_inst *in, uint32_t ifindex)
+{
+	uint32_t k = ifindex % XF_RT_IFC_SLOTS;
+	struct xf_route_ifc c;
+
+	/* The copy goes first, so that no packet finds it without the
+	 * hash entry behind it. */
+	if (!bpf_map_lookup_elem(in->fd[RT_MAP_IFC], &k, &c) && c.ifindex == ifindex) {
+		memset(&c, 0, sizeof(c));
+		if (bpf_map_update_elem(in->fd[RT_MAP_IFC], &k, &c, BPF_ANY))
+			return -errno;
+	}
+	if (bpf_map_delete_elem(in->fd[RT_MAP_IFCFG], &ifindex))
+		return -errno;
+	return 0;
+}
+
 /* ETHTOOL_G* value of ifname: 1 on, 0 off or unknown. */
 static int rt_ethtool_on(const char *ifname, uint32_t cmd)
 {

@@ -5,6 +5,7 @@
 #define XF_ROUTE_FAST_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "xfwd_bpf.h"
 
@@ -15,6 +16,13 @@ struct rt_fast {
 	struct xf_nl *nl;	/* NULL: no shortcut is granted */
 	int nft_egress;		/* the namespace has a netdev egress chain */
 };
+
+/* Write (or delete) ifindex's xf_rt_ifcfg entry and its direct-mapped
+ * copy in xf_rt_ifc, in the order that keeps the copy exact (see
+ * xfwd_bpf.h). flags as for bpf_map_update_elem(). 0/-errno (errno set). */
+int rt_ifcfg_put(struct rt_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg,
+		 uint64_t flags);
+int rt_ifcfg_del(struct rt_inst *in, uint32_t ifindex);
 
 /* Start a refresh: open what the checks need. */
 void rt_fast_begin(struct rt_fast *f);

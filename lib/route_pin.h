@@ -14,7 +14,7 @@
 
 
 enum { RT_PROG_XDP, RT_PROG_TC, RT_MAP_TX, RT_MAP_IFCFG, RT_MAP_STATS, RT_MAP_TRACE,
-       RT_MAP_LOCAL, RT_NFDS };
+       RT_MAP_LOCAL, RT_MAP_IFC, RT_NFDS };
 
 /* The namespace's one instance: fds of its pinned programs and maps. */
 struct rt_inst {
