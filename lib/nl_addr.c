@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Addresses of the namespace and its netfilter egress hooks, for the route
- * fast path's hints (lib/route_fast.c). */
+/* Addresses of the namespace, for the route fast path's hint of its own
+ * addresses (lib/route_fast.c). */
 #include <errno.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
 #include <libmnl/libmnl.h>
-#include <linux/netfilter.h>
-#include <linux/netfilter/nf_tables.h>
-#include <linux/netfilter/nfnetlink.h>
 #include <linux/rtnetlink.h>
 
 #include "nl.h"
@@ -54,46 +51,4 @@ int xf_addr_walk(struct xf_nl *nl, void (*cb)(int family, const uint8_t *addr, v
 
 	ifa->ifa_family = AF_UNSPEC;
 	return xf_nl_dump(nl, nlh, addr_all_cb, &w);
-}
-
-static int hook_egress_cb(const struct nlattr *a, void *arg)
-{
-	if (mnl_attr_get_type(a) == NFTA_HOOK_HOOKNUM &&
-	    mnl_attr_validate(a, MNL_TYPE_U32) >= 0 &&
-	    ntohl(mnl_attr_get_u32(a)) == NF_NETDEV_EGRESS)
-		*(int *)arg = 1;
-	return MNL_CB_OK;
-}
-
-static int chain_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	const struct nlattr *a;
-
-	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg)) {
-		if (mnl_attr_get_type(a) == NFTA_CHAIN_HOOK)
-			mnl_attr_parse_nested(a, hook_egress_cb, arg);
-	}
-	return 0;
-}
-
-int xf_nft_has_egress(void)
-{
-	struct nlmsghdr *nlh;
-	struct nfgenmsg *nfg;
-	struct xf_nl *nl;
-	int err, found = 0;
-
-	err = xf_nl_open(&nl, NETLINK_NETFILTER);
-	if (err)
-		return err == -EPROTONOSUPPORT ? 0 : err;
-	nlh = xf_nl_msg(nl, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETCHAIN, NLM_F_DUMP);
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = NFPROTO_NETDEV;
-	nfg->version = NFNETLINK_V0;
-	err = xf_nl_dump(nl, nlh, chain_cb, &found);
-	xf_nl_close(nl);
-	/* No nf_tables in this kernel: no chain can hook egress. */
-	if (err == -EOPNOTSUPP || err == -EPROTONOSUPPORT || err == -ENOENT)
-		return 0;
-	return err ? err : found;
 }

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* rtnetlink addresses and nftables chains, as the route fast path's hints
- * need them. */
+/* rtnetlink addresses, as the route fast path's hint needs them. */
 #ifndef XF_NL_ADDR_H
 #define XF_NL_ADDR_H
 
@@ -12,9 +11,5 @@ struct xf_nl;
  * IFA_ADDRESS): family AF_INET (4 bytes) or AF_INET6 (16). 0/-errno. */
 int xf_addr_walk(struct xf_nl *nl, void (*cb)(int family, const uint8_t *addr, void *arg),
 		 void *arg);
-
-/* 1 when this namespace has an nftables base chain on a netdev egress hook
- * (of any device), 0 when not or when there is no nf_tables, -errno. */
-int xf_nft_has_egress(void);
 
 #endif

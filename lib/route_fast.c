@@ -4,7 +4,7 @@
  * every refresh; the programs only read the result.
  *
  * redirect_peer (hook tc). The kernel forwards out of a veth through
- * dev_queue_xmit(): tc egress, netfilter egress, the qdisc, the taps and
+ * dev_queue_xmit(): tc egress, the qdisc, the taps and
  * veth_xmit(), which hands the skb to the peer (____dev_forward_skb(): the
  * peer must be up and its MTU big enough; a cross-namespace scrub, priority
  * 0; eth_type_trans() with the peer's address) and to the peer's NAPI (its
@@ -13,8 +13,11 @@
  * path. It gives the same packet in the same place when, for an egress E:
  *  - E is a veth whose peer is in another namespace (redirect_peer drops
  *    otherwise), up, without an XDP program, with an MTU >= E's;
- *  - E's root qdisc is noqueue, E has no tc egress program (tcx or
- *    clsact), and this namespace has no netfilter egress chain;
+ *  - E's root qdisc is noqueue and E has no tc egress program (tcx or
+ *    clsact). Netfilter egress is no condition: the kernel skips it for a
+ *    packet that tc ingress redirects (nf_skip_egress() around
+ *    sch_handle_ingress()), so bpf_redirect() skips it too; the fast path
+ *    bypasses netfilter on either way, as documented;
  *  - E has TSO and tx checksumming on (the veth defaults): the kernel then
  *    neither segments nor finishes checksums on E, and veth does not use
  *    the peer's NAPI (GRO) for a forwarded skb;
@@ -106,7 +109,7 @@ static bool rt_peer_ok(struct rt_fast *f, int ifindex, uint8_t *mac)
 	LIBBPF_OPTS(bpf_prog_query_opts, q);
 	struct xf_link e, p;
 
-	if (!f->nl || f->nft_egress)
+	if (!f->nl)
 		return false;
 	if (xf_link_get(f->nl, NULL, ifindex, &e))
 		return false;
@@ -132,7 +135,6 @@ static bool rt_peer_ok(struct rt_fast *f, int ifindex, uint8_t *mac)
 void rt_fast_begin(struct rt_fast *f)
 {
 	f->nl = NULL;
-	f->nft_egress = xf_nft_has_egress();
 	if (xf_nl_open(&f->nl, NETLINK_ROUTE))
 		f->nl = NULL;
 }

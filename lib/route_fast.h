@@ -14,7 +14,6 @@ struct xf_nl;
 
 struct rt_fast {
 	struct xf_nl *nl;	/* NULL: no shortcut is granted */
-	int nft_egress;		/* the namespace has a netdev egress chain */
 };
 
 /* Write (or delete) ifindex's xf_rt_ifcfg entry and its direct-mapped
