@@ -61,6 +61,18 @@
 
 #include "xfwd_bpf.h"
 
+/* bench/stages builds this file with stages switched off to time them;
+ * the default build has all of them. */
+#ifndef XF_PROF_OFF
+#define XF_PROF_OFF 0
+#endif
+#define XF_PROF_STATS 1		/* the per-packet counter */
+#define XF_PROF_SOURCE4 2	/* IPv4 local-source / rp_filter lookup */
+#define XF_PROF_LOCAL 4		/* the local-address hint */
+#define XF_PROF_WRITE 8		/* packet writes (PROG_RUN repeats reuse the
+				 * packet: a rewrite would change the next run) */
+#define XF_PROF_ON(stage) (!(XF_PROF_OFF & (stage)))
+
 #define XF_AF_INET 2
 #define XF_AF_INET6 10
 #define XF_IP_MF 0x2000
@@ -74,6 +86,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xf_route_ifcfg);
 } xf_rt_ifcfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XF_RT_IFC_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xf_route_ifc);
+} xf_rt_ifc SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
@@ -96,6 +115,13 @@ struct {
 	__type(value, struct xf_route_trace);
 } xf_rt_trace SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XF_RT_LOCAL_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xf_route_local);
+} xf_rt_local SEC(".maps");
+
 enum xf_rt_hook { XF_RT_XDP, XF_RT_TC };
 
 /* What one packet's decision needs and produces, for both hooks. */
@@ -111,12 +137,16 @@ struct xf_rt_md {
 	__s32 rp_rc;
 	__u32 rp_oif;
 	__u32 tflags;			/* XF_RTT_* */
+	__u32 ocfl;			/* tc: egress XF_RTIF_* flags */
+	__be32 saddr4, daddr4;		/* IPv4 addresses (the FIB rewrites) */
 	__u16 mac[3];			/* ingress address (XDP) */
+	__u16 peer_mac[3];		/* tc: egress peer's address */
 	__u8 pkt_type;			/* tc: skb->pkt_type */
 	__u8 vlan;			/* tc: skb has an offloaded tag */
 	__u8 gso_segcheck;		/* tc: GSO seglen not derived, check */
 	__u8 v4;			/* the packet is IPv4 */
 	__u8 tos;			/* IPv4 TOS, for skb->priority */
+	__u8 trace;			/* route get's run: not counted */
 };
 
 #define XF_PKT_BY_MAC 0xff		/* XDP: compare with the ifcfg MAC */
@@ -225,13 +255,24 @@ static __always_inline __u32 xf_rt_fib_reason(int rc)
 	}
 }
 
-/* Why egress oif is not usable, for a packet the FIB would forward. */
+/* The configuration of ifindex: the direct-mapped copy when it holds this
+ * interface, else the hash (XF_RT_IFC_SLOTS in xfwd_bpf.h). */
+static __always_inline struct xf_route_ifcfg *xf_rt_cfg(__u32 ifindex)
+{
+	__u32 k = ifindex & (XF_RT_IFC_SLOTS - 1);
+	struct xf_route_ifc *c = bpf_map_lookup_elem(&xf_rt_ifc, &k);
+
+	if (c && c->ifindex == ifindex)
+		return &c->cfg;
+	return bpf_map_lookup_elem(&xf_rt_ifcfg, &ifindex);
+}
+
 /* The ingress interface's configuration into md (its MAC serves XDP,
  * where there is no pkt_type) and its counter slot; 0 when the interface
  * is not in the set. */
 static __always_inline int xf_rt_ingress(struct xf_rt_md *md, __u32 *slot)
 {
-	struct xf_route_ifcfg *cfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &md->iif);
+	struct xf_route_ifcfg *cfg = xf_rt_cfg(md->iif);
 
 	if (!cfg)
 		return 0;
@@ -243,13 +284,170 @@ static __always_inline int xf_rt_ingress(struct xf_rt_md *md, __u32 *slot)
 
 static __always_inline __u32 xf_rt_egress_reason(__u32 oif, int xdp)
 {
-	struct xf_route_ifcfg *ocfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &oif);
+	struct xf_route_ifcfg *ocfg = xf_rt_cfg(oif);
 
 	if (!ocfg || !(ocfg->flags & XF_RTIF_IN_SET))
 		return XF_RR_NOT_IN_SET;
 	/* In the set but not in the devmap: userspace found it cannot take
 	 * XDP frames (or is about to add it). */
 	return xdp ? XF_RR_NO_XMIT : XF_RR_FORWARDED;
+}
+
+/* IPv4 header checks and the FIB input; XF_RR_FORWARDED when the packet
+ * may be looked up. */
+static __always_inline __u32 xf_rt_parse4(void *data, void *data_end,
+					  struct xf_rt_md *md, __u8 *ttl)
+{
+	struct bpf_fib_lookup *fib = &md->fib;
+	struct iphdr *iph = data + ETH_HLEN;
+	int first_frag;
+
+	if ((void *)(iph + 1) > data_end)
+		return XF_RR_BAD_LEN;
+	if (iph->version != 4 || iph->ihl < 5)
+		return XF_RR_BAD_LEN;
+	if (iph->ihl > 5)
+		return XF_RR_IPV4_OPTIONS;
+	if (!xf_ipv4_csum_ok(iph))
+		return XF_RR_BAD_CSUM;
+	md->l3len = bpf_ntohs(iph->tot_len);
+	/* BIG TCP: a GSO packet over 64k has tot_len 0. */
+	if (!md->l3len && md->gso_size)
+		md->l3len = md->len - ETH_HLEN;
+	if (md->l3len < sizeof(*iph) || md->l3len > md->len - ETH_HLEN)
+		return XF_RR_BAD_LEN;
+	if ((bpf_ntohl(iph->daddr) >> 28) == 0xe || iph->daddr == 0xffffffff)
+		return XF_RR_MULTICAST;
+	if (xf_ipv4_martian(iph->saddr, iph->daddr))
+		return XF_RR_MARTIAN;
+
+	*ttl = iph->ttl;
+	md->v4 = 1;
+	md->tos = iph->tos;
+	fib->family = XF_AF_INET;
+	fib->tos = iph->tos;
+	fib->l4_protocol = iph->protocol;
+	fib->ipv4_src = iph->saddr;
+	fib->ipv4_dst = iph->daddr;
+	first_frag = !(iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET));
+	fib->tot_len = xf_rt_l4(iph + 1, data_end, iph->protocol, first_frag,
+				sizeof(*iph), md);
+	return XF_RR_FORWARDED;
+}
+
+/* The same for IPv6. */
+static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
+					  struct xf_rt_md *md, __u8 *ttl)
+{
+	struct bpf_fib_lookup *fib = &md->fib;
+	struct ipv6hdr *ip6h = data + ETH_HLEN;
+
+	if ((void *)(ip6h + 1) > data_end)
+		return XF_RR_BAD_LEN;
+	if (ip6h->version != 6)
+		return XF_RR_BAD_LEN;
+	if (ip6h->nexthdr == 0)
+		return XF_RR_IPV6_EXT;
+	md->l3len = sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
+	/* BIG TCP without a jumbo header: payload_len 0. */
+	if (md->l3len == sizeof(*ip6h) && md->gso_size)
+		md->l3len = md->len - ETH_HLEN;
+	if (md->l3len > md->len - ETH_HLEN)
+		return XF_RR_BAD_LEN;
+	if ((ip6h->daddr.in6_u.u6_addr32[0] & bpf_htonl(0xff000000)) ==
+	    bpf_htonl(0xff000000))
+		return XF_RR_MULTICAST;
+	if (xf_ipv6_martian(ip6h->saddr.in6_u.u6_addr32,
+			    ip6h->daddr.in6_u.u6_addr32))
+		return XF_RR_MARTIAN;
+	if (xf_ipv6_link_local(ip6h->saddr.in6_u.u6_addr32) ||
+	    xf_ipv6_link_local(ip6h->daddr.in6_u.u6_addr32))
+		return XF_RR_LINK_LOCAL;
+
+	*ttl = ip6h->hop_limit;
+	fib->family = XF_AF_INET6;
+	fib->flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
+	fib->l4_protocol = ip6h->nexthdr;
+	__builtin_memcpy(fib->ipv6_src, &ip6h->saddr, 16);
+	__builtin_memcpy(fib->ipv6_dst, &ip6h->daddr, 16);
+	fib->tot_len = xf_rt_l4(ip6h + 1, data_end, ip6h->nexthdr, 1,
+				sizeof(*ip6h), md);
+	return XF_RR_FORWARDED;
+}
+
+/* The destination is one of this namespace's own addresses, as far as the
+ * xf_rt_local hint knows: the FIB lookup would say "not forwarded". */
+static __always_inline int xf_rt_is_local(const struct bpf_fib_lookup *fib)
+{
+	struct xf_route_local *l;
+	__u32 w3, key;
+
+	w3 = fib->family == XF_AF_INET ? fib->ipv4_dst : fib->ipv6_dst[3];
+	key = XF_RT_LOCAL_SLOT(w3);
+	l = bpf_map_lookup_elem(&xf_rt_local, &key);
+	if (!l)
+		return 0;
+	if (fib->family == XF_AF_INET)
+		return l->v4 && l->v4 == fib->ipv4_dst;
+	return l->v6_set && l->v6[0] == fib->ipv6_dst[0] &&
+	       l->v6[1] == fib->ipv6_dst[1] && l->v6[2] == fib->ipv6_dst[2] &&
+	       l->v6[3] == fib->ipv6_dst[3];
+}
+
+/* IPv4 only: fib_validate_source() drops a source that is one of this
+ * namespace's own addresses even with rp_filter off, and bpf_fib_lookup()
+ * on the destination cannot see that. Such a source is a local route
+ * (NOT_FWDED) looked up backwards; so is a source with no route at all,
+ * which the kernel would forward: passed too, the conservative way.
+ * XF_RR_FORWARDED when the source is fine. */
+static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
+					   __u32 flags)
+{
+	const struct bpf_fib_lookup *fib = &md->fib;
+	struct bpf_fib_lookup rp;
+	int ok, rc, rpf = md->cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
+
+	__builtin_memset(&rp, 0, sizeof(rp));
+	rp.family = XF_AF_INET;
+	rp.tos = md->tos;
+	rp.l4_protocol = fib->l4_protocol;
+	rp.sport = fib->dport;
+	rp.dport = fib->sport;
+	/* Non-zero: no MTU check against the reverse route (tc's lookup
+	 * checks the skb when tot_len is 0). */
+	rp.tot_len = 1;
+	rp.ifindex = md->iif;
+	rp.ipv4_src = md->daddr4;
+	rp.ipv4_dst = md->saddr4;
+	/* The local source check follows the rules, as the local table is
+	 * reached through them. */
+	rc = bpf_fib_lookup(ctx, &rp, sizeof(rp),
+			    rpf ? flags & BPF_FIB_LOOKUP_DIRECT : 0);
+	if (!rpf)
+		return rc == BPF_FIB_LKUP_RET_NOT_FWDED ? XF_RR_MARTIAN :
+							  XF_RR_FORWARDED;
+	md->rp_rc = rc;
+	md->tflags |= XF_RTT_RP;
+	ok = rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH;
+	if (ok)
+		md->rp_oif = rp.ifindex;
+	if (!ok || ((md->cfl & XF_RTIF_RP_STRICT) && rp.ifindex != md->iif))
+		return XF_RR_RP_FILTER;
+	return XF_RR_FORWARDED;
+}
+
+/* tc: the egress's configuration, for membership and redirect_peer. */
+static __always_inline __u32 xf_rt_egress_tc(struct xf_rt_md *md)
+{
+	struct xf_route_ifcfg *ocfg;
+	__u32 oif = md->fib.ifindex;
+
+	ocfg = xf_rt_cfg(oif);
+	if (!ocfg || !(ocfg->flags & XF_RTIF_IN_SET))
+		return XF_RR_NOT_IN_SET;
+	md->ocfl = ocfg->flags;
+	__builtin_memcpy(md->peer_mac, ocfg->peer_mac, ETH_ALEN);
+	return XF_RR_FORWARDED;
 }
 
 /*
@@ -263,8 +461,8 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 {
 	struct bpf_fib_lookup *fib = &md->fib;
 	struct ethhdr *eth = data;
-	__u32 flags = 0, l3hdr;
-	__u8 proto, ttl;
+	__u32 flags = 0, r;
+	__u8 ttl = 0;
 	int rc;
 
 	if ((void *)(eth + 1) > data_end)
@@ -296,78 +494,18 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	}
 
 	fib->ifindex = md->iif;
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
-		struct iphdr *iph = data + ETH_HLEN;
-		int first_frag;
-
-		if ((void *)(iph + 1) > data_end)
-			return XF_RR_BAD_LEN;
-		if (iph->version != 4 || iph->ihl < 5)
-			return XF_RR_BAD_LEN;
-		if (iph->ihl > 5)
-			return XF_RR_IPV4_OPTIONS;
-		if (!xf_ipv4_csum_ok(iph))
-			return XF_RR_BAD_CSUM;
-		md->l3len = bpf_ntohs(iph->tot_len);
-		/* BIG TCP: a GSO packet over 64k has tot_len 0. */
-		if (!md->l3len && md->gso_size)
-			md->l3len = md->len - ETH_HLEN;
-		if (md->l3len < sizeof(*iph) || md->l3len > md->len - ETH_HLEN)
-			return XF_RR_BAD_LEN;
-		if ((bpf_ntohl(iph->daddr) >> 28) == 0xe ||
-		    iph->daddr == 0xffffffff)
-			return XF_RR_MULTICAST;
-		if (xf_ipv4_martian(iph->saddr, iph->daddr))
-			return XF_RR_MARTIAN;
-
-		proto = iph->protocol;
-		ttl = iph->ttl;
-		md->v4 = 1;
-		md->tos = iph->tos;
-		fib->family = XF_AF_INET;
-		fib->tos = iph->tos;
-		fib->l4_protocol = proto;
-		fib->ipv4_src = iph->saddr;
-		fib->ipv4_dst = iph->daddr;
-		first_frag = !(iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET));
-		l3hdr = sizeof(*iph);
-		fib->tot_len = xf_rt_l4(iph + 1, data_end, proto, first_frag,
-					l3hdr, md);
-	} else {
-		struct ipv6hdr *ip6h = data + ETH_HLEN;
-
-		if ((void *)(ip6h + 1) > data_end)
-			return XF_RR_BAD_LEN;
-		if (ip6h->version != 6)
-			return XF_RR_BAD_LEN;
-		if (ip6h->nexthdr == 0)
-			return XF_RR_IPV6_EXT;
-		md->l3len = sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
-		/* BIG TCP without a jumbo header: payload_len 0. */
-		if (md->l3len == sizeof(*ip6h) && md->gso_size)
-			md->l3len = md->len - ETH_HLEN;
-		if (md->l3len > md->len - ETH_HLEN)
-			return XF_RR_BAD_LEN;
-		if ((ip6h->daddr.in6_u.u6_addr32[0] & bpf_htonl(0xff000000)) ==
-		    bpf_htonl(0xff000000))
-			return XF_RR_MULTICAST;
-		if (xf_ipv6_martian(ip6h->saddr.in6_u.u6_addr32,
-				    ip6h->daddr.in6_u.u6_addr32))
-			return XF_RR_MARTIAN;
-		if (xf_ipv6_link_local(ip6h->saddr.in6_u.u6_addr32) ||
-		    xf_ipv6_link_local(ip6h->daddr.in6_u.u6_addr32))
-			return XF_RR_LINK_LOCAL;
-
-		proto = ip6h->nexthdr;
-		ttl = ip6h->hop_limit;
-		fib->family = XF_AF_INET6;
-		fib->flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
-		fib->l4_protocol = proto;
-		__builtin_memcpy(fib->ipv6_src, &ip6h->saddr, 16);
-		__builtin_memcpy(fib->ipv6_dst, &ip6h->daddr, 16);
-		l3hdr = sizeof(*ip6h);
-		fib->tot_len = xf_rt_l4(ip6h + 1, data_end, proto, 1, l3hdr, md);
-	}
+	if (eth->h_proto == bpf_htons(ETH_P_IP))
+		r = xf_rt_parse4(data, data_end, md, &ttl);
+	else
+		r = xf_rt_parse6(data, data_end, md, &ttl);
+	if (r != XF_RR_FORWARDED)
+		return r;
+	/* Addressed to this namespace: the lookup would say so. Not for
+	 * route get, which shows the FIB's own answer. */
+	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && xf_rt_is_local(fib))
+		return XF_RR_NOT_FORWARDED;
+	md->saddr4 = fib->ipv4_src;
+	md->daddr4 = fib->ipv4_dst;
 
 	if (md->cfl & XF_RTIF_DIRECT) {
 		flags |= BPF_FIB_LOOKUP_DIRECT;
@@ -385,49 +523,11 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		return xf_rt_fib_reason(rc);
 
 	/* A unicast route exists; now the kernel's order: reverse path
-	 * (route input), TTL, MTU (ip_forward), neighbour (output).
-	 * IPv4 always looks the source up: fib_validate_source() drops a
-	 * source that is one of this namespace's own addresses even with
-	 * rp_filter off, and bpf_fib_lookup() on the destination cannot see
-	 * that. Such a source is a local route (NOT_FWDED) looked up
-	 * backwards; so is a source with no route at all, which the kernel
-	 * would forward: passed too, the conservative way. */
-	if (md->v4) {
-		struct iphdr *iph = data + ETH_HLEN;
-		struct bpf_fib_lookup rp;
-		int ok, rpf = md->cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
-
-		if ((void *)(iph + 1) > data_end)
-			return XF_RR_BAD_LEN;
-		__builtin_memset(&rp, 0, sizeof(rp));
-		rp.family = XF_AF_INET;
-		rp.tos = iph->tos;
-		rp.l4_protocol = proto;
-		rp.sport = fib->dport;
-		rp.dport = fib->sport;
-		/* Non-zero: no MTU check against the reverse route (tc's
-		 * lookup checks the skb when tot_len is 0). */
-		rp.tot_len = 1;
-		rp.ifindex = md->iif;
-		rp.ipv4_src = iph->daddr;
-		rp.ipv4_dst = iph->saddr;
-		/* The local source check follows the rules, as the local
-		 * table is reached through them. */
-		rc = bpf_fib_lookup(ctx, &rp, sizeof(rp),
-				    rpf ? flags & BPF_FIB_LOOKUP_DIRECT : 0);
-		if (!rpf && rc == BPF_FIB_LKUP_RET_NOT_FWDED)
-			return XF_RR_MARTIAN;
-		if (rpf) {
-			md->rp_rc = rc;
-			md->tflags |= XF_RTT_RP;
-			ok = rc == BPF_FIB_LKUP_RET_SUCCESS ||
-			     rc == BPF_FIB_LKUP_RET_NO_NEIGH;
-			if (ok)
-				md->rp_oif = rp.ifindex;
-			if (!ok || ((md->cfl & XF_RTIF_RP_STRICT) &&
-				    rp.ifindex != md->iif))
-				return XF_RR_RP_FILTER;
-		}
+	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
+	if (XF_PROF_ON(XF_PROF_SOURCE4) && md->v4) {
+		r = xf_rt_source4(ctx, md, flags);
+		if (r != XF_RR_FORWARDED)
+			return r;
 	}
 	if (ttl <= 1)
 		return XF_RR_TTL;
@@ -435,9 +535,12 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		return XF_RR_MTU;
 	if (fib->ifindex == md->iif)
 		return XF_RR_HAIRPIN;
-	if (hook == XF_RT_TC || md->fib_rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
-		__u32 r = xf_rt_egress_reason(fib->ifindex, 0);
-
+	if (hook == XF_RT_TC) {
+		r = xf_rt_egress_tc(md);
+		if (r != XF_RR_FORWARDED)
+			return r;
+	} else if (md->fib_rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
+		r = xf_rt_egress_reason(fib->ifindex, 0);
 		if (r != XF_RR_FORWARDED)
 			return r;
 	}
@@ -536,6 +639,8 @@ static __always_inline void xf_rt_done(const struct xf_rt_md *md, __u32 slot,
 		}
 		return;
 	}
+	if (!XF_PROF_ON(XF_PROF_STATS))
+		return;
 	if (slot >= XF_RT_MAX_IF)
 		slot = XF_RT_SLOT_NONE;
 	key = XF_RT_STATS_KEY(slot, reason);
@@ -563,6 +668,7 @@ int xf_route_xdp(struct xdp_md *ctx)
 	if ((void *)(tin + 1) <= data && tin->magic[0] == XF_RT_TRACE_MAGIC0 &&
 	    tin->magic[1] == XF_RT_TRACE_MAGIC1) {
 		trace = 1;
+		md.trace = 1;
 		cookie = tin->cookie;
 	}
 	md.tflags = XF_RTT_XDP;
@@ -581,6 +687,8 @@ int xf_route_xdp(struct xdp_md *ctx)
 		reason = xf_rt_egress_reason(md.fib.ifindex, 1);
 		goto out;
 	}
+	if (!XF_PROF_ON(XF_PROF_WRITE))
+		goto out;
 	if (md.len > ETH_HLEN + md.l3len) {
 		if (bpf_xdp_adjust_tail(ctx, (int)(ETH_HLEN + md.l3len) - (int)md.len)) {
 			reason = XF_RR_BAD_LEN;
@@ -661,6 +769,7 @@ int xf_route_tc(struct __sk_buff *skb)
 	md.tflags = XF_RTT_TC;
 	if (skb->cb[0] == XF_RT_TRACE_MAGIC0 && skb->cb[1] == XF_RT_TRACE_MAGIC1) {
 		trace = 1;
+		md.trace = 1;
 		cookie = skb->cb[2];
 	}
 
@@ -697,6 +806,8 @@ int xf_route_tc(struct __sk_buff *skb)
 			goto out;
 		}
 	}
+	if (!XF_PROF_ON(XF_PROF_WRITE))
+		goto peer;
 	if (md.len > ETH_HLEN + md.l3len) {
 		if (bpf_skb_change_tail(skb, ETH_HLEN + md.l3len, 0)) {
 			reason = XF_RR_BAD_LEN;
@@ -715,6 +826,24 @@ int xf_route_tc(struct __sk_buff *skb)
 	}
 	if (diff)
 		bpf_csum_update(skb, (__u32)diff);
+peer:
+	if (!neigh && (md.ocfl & XF_RTIF_PEER) &&
+	    !((((__u16 *)md.fib.dmac)[0] ^ md.peer_mac[0]) |
+	      (((__u16 *)md.fib.dmac)[1] ^ md.peer_mac[1]) |
+	      (((__u16 *)md.fib.dmac)[2] ^ md.peer_mac[2]))) {
+		/* What the egress veth's xmit does to the skb on its way
+		 * into the peer's namespace (____dev_forward_skb(): a
+		 * cross-namespace scrub and priority 0), done here, since
+		 * bpf_redirect_peer() scrubs without clearing mark and
+		 * tstamp. eth_type_trans() on the peer would find its own
+		 * address: PACKET_HOST, as the redirect sets it. */
+		skb->mark = 0;
+		skb->tstamp = 0;
+		skb->priority = 0;
+		md.tflags |= XF_RTT_PEER;
+		xf_rt_done(&md, slot, reason, trace, cookie);
+		return bpf_redirect_peer(md.fib.ifindex, 0);
+	}
 	if (md.v4)
 		skb->priority = xf_tos2prio(md.tos);
 

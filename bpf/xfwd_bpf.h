@@ -96,6 +96,10 @@ struct xf_route_stat {
 #define XF_RTIF_INET6 (1U << 5)		/* forward IPv6 arriving here */
 #define XF_RTIF_DIRECT (1U << 6)	/* lookup direct: main table only */
 #define XF_RTIF_NEIGH (1U << 7)		/* tc: bpf_redirect_neigh on no_neigh */
+/* Egress: tc may deliver with bpf_redirect_peer() into its peer (peer_mac)
+ * because nothing on the way would act: see rt_peer_ok() in
+ * lib/route_peer.c for the conditions, checked at attach and refresh. */
+#define XF_RTIF_PEER (1U << 8)
 
 /* xf_rt_ifcfg: HASH, key = ifindex (__u32). Written before the program is
  * attached to the interface, deleted after it is detached. */
@@ -104,6 +108,45 @@ struct xf_route_ifcfg {
 	__u32 slot;		/* counter slot, < XF_RT_MAX_IF, unique */
 	__u8 mac[6];		/* the interface's address (XDP: PACKET_HOST) */
 	__u8 pad[2];
+	__u8 peer_mac[6];	/* XF_RTIF_PEER: the peer's own address */
+	__u8 pad2[2];
+};
+
+/*
+ * xf_rt_ifc: ARRAY[XF_RT_IFC_SLOTS], a direct-mapped copy of xf_rt_ifcfg
+ * indexed by ifindex % XF_RT_IFC_SLOTS, so that the per-packet lookups are
+ * array lookups (inlined by the verifier) instead of hash lookups. An entry
+ * counts only when its ifindex is the one asked for; otherwise the hash,
+ * which stays the authority, answers. Userspace writes both together
+ * (lib/route_fast.c: rt_ifcfg_put/del): the entry is zeroed before it is
+ * written, so a reader racing with a write sees the old interface's
+ * values, zeros or the new values, never another interface's. Zero flags
+ * and MACs only ever pass a packet.
+ */
+#define XF_RT_IFC_SLOTS 256
+
+struct xf_route_ifc {
+	__u32 ifindex;		/* 0: empty */
+	struct xf_route_ifcfg cfg;
+};
+
+/*
+ * xf_rt_local: ARRAY[XF_RT_LOCAL_SLOTS], this namespace's own addresses,
+ * written by userspace at attach and refresh, direct-mapped by
+ * XF_RT_LOCAL_SLOT() of the address's last 32 bits. A hint, never the
+ * authority: a packet whose destination is there is passed to the kernel
+ * before the FIB lookup (what the lookup would answer: not_forwarded), and
+ * an address that is missing (slot taken, or added since) is found by the
+ * lookup as before. Passing is always exact, so a stale entry costs only a
+ * lookup's worth of time.
+ */
+#define XF_RT_LOCAL_SLOTS 64
+#define XF_RT_LOCAL_SLOT(w3) ((((w3) >> 24) ^ ((w3) >> 16) ^ (w3)) & (XF_RT_LOCAL_SLOTS - 1))
+
+struct xf_route_local {
+	__u32 v4;		/* IPv4 address, network order; 0 = none */
+	__u32 v6_set;		/* v6 holds an address */
+	__u32 v6[4];		/* IPv6 address, network order */
 };
 
 /*
@@ -129,6 +172,7 @@ struct xf_route_trace_in {
 #define XF_RTT_TRIM (1U << 3)	/* bytes after the IP packet were cut */
 #define XF_RTT_XDP (1U << 4)	/* decided by the XDP program */
 #define XF_RTT_TC (1U << 5)	/* decided by the tc program */
+#define XF_RTT_PEER (1U << 6)	/* tc: sent with bpf_redirect_peer */
 
 /* xf_rt_trace: ARRAY, one entry, key 0. */
 struct xf_route_trace {

@@ -110,6 +110,10 @@ static int link_parse(const struct nlmsghdr *nlh, struct xf_link *l)
 				memcpy(l->addr, mnl_attr_get_payload(a), l->addr_len);
 			}
 			break;
+		case IFLA_QDISC:
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+				strncpy(l->qdisc, mnl_attr_get_str(a), sizeof(l->qdisc) - 1);
+			break;
 		case IFLA_LINKINFO:
 			link_parse_info(a, l);
 			break;
@@ -126,7 +130,8 @@ static int link_get_cb(const struct nlmsghdr *nlh, void *arg)
 	return link_parse(nlh, arg);
 }
 
-int xf_link_get(struct xf_nl *nl, const char *name, int ifindex, struct xf_link *l)
+static int link_get(struct xf_nl *nl, const char *name, int netnsid, int ifindex,
+		    struct xf_link *l)
 {
 	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETLINK, 0);
 	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
@@ -137,12 +142,24 @@ int xf_link_get(struct xf_nl *nl, const char *name, int ifindex, struct xf_link 
 		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	else
 		ifm->ifi_index = ifindex;
+	if (netnsid >= 0)
+		mnl_attr_put_u32(nlh, IFLA_TARGET_NETNSID, (uint32_t)netnsid);
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	l->ifindex = 0;
 	err = xf_nl_dump(nl, nlh, link_get_cb, l);
 	if (err == -ENODEV || (!err && !l->ifindex))
 		return -ENODEV;
 	return err;
+}
+
+int xf_link_get(struct xf_nl *nl, const char *name, int ifindex, struct xf_link *l)
+{
+	return link_get(nl, name, -1, ifindex, l);
+}
+
+int xf_link_get_nsid(struct xf_nl *nl, int netnsid, int ifindex, struct xf_link *l)
+{
+	return link_get(nl, NULL, netnsid, ifindex, l);
 }
 
 int xf_link_find(struct xf_nl *nl, const char *name, struct xf_link *l)

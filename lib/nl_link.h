@@ -31,6 +31,7 @@ struct xf_link {
 	int link_netnsid;	/* -1 when the peer is in this namespace */
 	int master;
 	uint32_t gro_max_size;
+	char qdisc[16];		/* IFLA_QDISC: the root qdisc's kind */
 	struct {
 		enum xf_xdp_mode mode;
 		uint32_t prog_id;	/* the single program, or 0 */
@@ -41,6 +42,9 @@ struct xf_link {
 /* Fill l for the link named name (or, if name is NULL, with ifindex).
  * -ENODEV when there is none. */
 int xf_link_get(struct xf_nl *nl, const char *name, int ifindex, struct xf_link *l);
+/* xf_link_get() of ifindex in the namespace that netnsid names here (a
+ * veth's IFLA_LINK_NETNSID). 0, -ENODEV or -errno. */
+int xf_link_get_nsid(struct xf_nl *nl, int netnsid, int ifindex, struct xf_link *l);
 /* xf_link_get() by name for a device the user named: prints the Error
  * line ("device ... does not exist" for -ENODEV). 0/-errno. */
 int xf_link_find(struct xf_nl *nl, const char *name, struct xf_link *l);

@@ -139,7 +139,7 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 	rt_clear_slot(in, cfg.slot);
 	/* rt_resolve() found no link pin: an entry already there is the
 	 * remains of a killed command, and is replaced. */
-	if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &cfg, BPF_ANY))
+	if (rt_ifcfg_put(in, key, &cfg, BPF_ANY))
 		goto fail;
 	d->cfg_done = true;
 	/* Only members that can take XDP frames go in the device map: the
@@ -180,7 +180,7 @@ static void rt_undo_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d)
 	if (d->tx_done)
 		bpf_map_delete_elem(in->fd[RT_MAP_TX], &key);
 	if (d->cfg_done)
-		bpf_map_delete_elem(in->fd[RT_MAP_IFCFG], &key);
+		rt_ifcfg_del(in, key);
 }
 
 static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_attach_opts *o,

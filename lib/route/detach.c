@@ -130,7 +130,7 @@ static int rt_detach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g
 		g->tx_gone = true;
 	}
 	if (g->has_cfg) {
-		if (bpf_map_delete_elem(in->fd[RT_MAP_IFCFG], &key) && errno != ENOENT)
+		if (rt_ifcfg_del(in, key) && errno != ENOENT)
 			return -errno;
 		g->cfg_gone = true;
 	}
@@ -144,7 +144,7 @@ static void rt_undetach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone
 	int fd = g->link_fd, err = 0;
 
 	if (g->cfg_gone)
-		bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &g->cfg, BPF_ANY);
+		rt_ifcfg_put(in, key, &g->cfg, BPF_ANY);
 	if (g->tx_gone)
 		bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &g->tx, BPF_ANY);
 	if (g->left_chain) {

@@ -36,6 +36,8 @@ static const struct xf_inst_obj rt_objs[RT_NFDS] = {
 	[RT_MAP_IFCFG] = { .pin = "xf_rt_ifcfg" },
 	[RT_MAP_STATS] = { .pin = "xf_rt_stats" },
 	[RT_MAP_TRACE] = { .pin = "xf_rt_trace" },
+	[RT_MAP_LOCAL] = { .pin = "xf_rt_local" },
+	[RT_MAP_IFC] = { .pin = "xf_rt_ifc" },
 };
 
 const struct xf_inst_desc rt_inst_desc = {
@@ -106,6 +108,7 @@ int rt_refresh(struct xf_inst *in)
 	uint32_t keys[XF_RT_MAX_IF], next, *prev = NULL;
 	bool reported = xf_xdp_features_reported();
 	struct xf_route_ifcfg cfg;
+	struct rt_fast fast;
 	int n = 0, i, err = 0;
 
 	/* Keys first: updating a hash map entry moves it to the head of its
@@ -116,6 +119,7 @@ int rt_refresh(struct xf_inst *in)
 	}
 	if (n < XF_RT_MAX_IF && errno != ENOENT)
 		return -errno;
+	rt_fast_begin(&fast);
 	for (i = 0; i < n; i++) {
 		uint32_t key = keys[i];
 
@@ -129,7 +133,8 @@ int rt_refresh(struct xf_inst *in)
 			cfg.flags |= XF_RTIF_XDP_XMIT;
 		cfg.flags |= rt_rp_filter_flags(key);
 		rt_family_flags(&cfg.flags);
-		if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &key, &cfg, BPF_EXIST))
+		rt_fast_peer(&fast, key, &cfg);
+		if (rt_ifcfg_put(in, key, &cfg, BPF_EXIST))
 			err = -errno;
 		if (cfg.flags & XF_RTIF_XDP_XMIT) {
 			if (bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &key, BPF_ANY))
@@ -138,7 +143,8 @@ int rt_refresh(struct xf_inst *in)
 			err = -errno;
 		}
 	}
-	return err;
+	i = rt_fast_end(&fast, in);
+	return err ?: i;
 }
 
 static int rt_sysctl_int(const char *path, int dflt)

@@ -20,7 +20,7 @@ struct xf_link;
 
 /* The instance's programs and maps: fd[] of its struct xf_inst. */
 enum { RT_PROG_XDP, RT_PROG_TC, RT_MAP_TX, RT_MAP_IFCFG, RT_MAP_STATS, RT_MAP_TRACE,
-       RT_NFDS };
+       RT_MAP_LOCAL, RT_MAP_IFC, RT_NFDS };
 
 /* The namespace's one route instance, pinned as XF_PIN_ROOT/ns<id>/route/. */
 extern const struct xf_inst_desc rt_inst_desc;
@@ -53,5 +53,23 @@ const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char
 				 size_t len);
 /* Re-read redirect capability and rp_filter for every member. 0/-errno. */
 int rt_refresh(struct xf_inst *in);
+
+/* The fast path's shortcuts (fast.c), read at attach and on every refresh. */
+struct rt_fast {
+	struct xf_nl *nl;	/* NULL: no shortcut is granted */
+};
+
+/* Write (or delete) ifindex's xf_rt_ifcfg entry and its direct-mapped
+ * copy in xf_rt_ifc, in the order that keeps the copy exact (see
+ * xfwd_bpf.h). flags as for bpf_map_update_elem(). 0/-errno (errno set). */
+int rt_ifcfg_put(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg,
+		 uint64_t flags);
+int rt_ifcfg_del(struct xf_inst *in, uint32_t ifindex);
+/* Start a refresh: open what the checks need. */
+void rt_fast_begin(struct rt_fast *f);
+/* Set (or clear) XF_RTIF_PEER and peer_mac of ifindex's cfg. */
+void rt_fast_peer(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg);
+/* Write this namespace's addresses into xf_rt_local and close. 0/-errno. */
+int rt_fast_end(struct rt_fast *f, struct xf_inst *in);
 
 #endif

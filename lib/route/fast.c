@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The route fast path's shortcuts, and the conditions under which each is
+ * exactly what the kernel would do. Both are decided here, at attach and on
+ * every refresh; the programs only read the result.
+ *
+ * redirect_peer (hook tc). The kernel forwards out of a veth through
+ * dev_queue_xmit(): tc egress, the qdisc, the taps and
+ * veth_xmit(), which hands the skb to the peer (____dev_forward_skb(): the
+ * peer must be up and its MTU big enough; a cross-namespace scrub, priority
+ * 0; eth_type_trans() with the peer's address) and to the peer's NAPI (its
+ * XDP program, GRO) when the peer has one and the skb may use it.
+ * bpf_redirect_peer() skips all of that and re-enters the peer's receive
+ * path. It gives the same packet in the same place when, for an egress E:
+ *  - E is a veth whose peer is in another namespace (redirect_peer drops
+ *    otherwise), up, without an XDP program, with an MTU >= E's;
+ *  - E's root qdisc is noqueue and E has no tc egress program (tcx or
+ *    clsact). Netfilter egress is no condition: the kernel skips it for a
+ *    packet that tc ingress redirects (nf_skip_egress() around
+ *    sch_handle_ingress()), so bpf_redirect() skips it too; the fast path
+ *    bypasses netfilter on either way, as documented;
+ *  - E has TSO and tx checksumming on (the veth defaults): the kernel then
+ *    neither segments nor finishes checksums on E, and veth does not use
+ *    the peer's NAPI (GRO) for a forwarded skb;
+ *  - per packet (the program): the FIB's neighbour MAC is the peer's own,
+ *    so PACKET_HOST is what eth_type_trans() would give; mark, tstamp and
+ *    priority are cleared as the scrub and veth clear them.
+ * What differs and is not forwarding: E's tx counters and packet taps on E
+ * do not see these packets (the peer's rx counters do).
+ *
+ * xf_rt_local: the namespace's addresses, so traffic to r1 itself is
+ * passed before the FIB lookup. A hint that only ever passes: see
+ * xfwd_bpf.h. */
+#include <errno.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+
+#include "nl.h"
+#include "nl_addr.h"
+#include "nl_link.h"
+#include "nl_tc.h"
+#include "internal.h"
+
+int rt_ifcfg_put(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg,
+		 uint64_t flags)
+{
+	uint32_t k = ifindex % XF_RT_IFC_SLOTS;
+	struct xf_route_ifc c = { 0 };
+
+	if (bpf_map_update_elem(in->fd[RT_MAP_IFCFG], &ifindex, cfg, flags))
+		return -errno;
+	/* Zeros first: a reader racing with the second write sees zeros or
+	 * this interface's values, never the slot's previous interface's. */
+	if (bpf_map_update_elem(in->fd[RT_MAP_IFC], &k, &c, BPF_ANY))
+		return -errno;
+	c.ifindex = ifindex;
+	c.cfg = *cfg;
+	if (bpf_map_update_elem(in->fd[RT_MAP_IFC], &k, &c, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int rt_ifcfg_del(struct xf_inst *in, uint32_t ifindex)
+{
+	uint32_t k = ifindex % XF_RT_IFC_SLOTS;
+	struct xf_route_ifc c;
+
+	/* The copy goes first, so that no packet finds it without the
+	 * hash entry behind it. */
+	if (!bpf_map_lookup_elem(in->fd[RT_MAP_IFC], &k, &c) && c.ifindex == ifindex) {
+		memset(&c, 0, sizeof(c));
+		if (bpf_map_update_elem(in->fd[RT_MAP_IFC], &k, &c, BPF_ANY))
+			return -errno;
+	}
+	if (bpf_map_delete_elem(in->fd[RT_MAP_IFCFG], &ifindex))
+		return -errno;
+	return 0;
+}
+
+/* ETHTOOL_G* value of ifname: 1 on, 0 off or unknown. */
+static int rt_ethtool_on(const char *ifname, uint32_t cmd)
+{
+	struct ethtool_value ev = { .cmd = cmd };
+	struct ifreq ifr;
+	int fd, on = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	strncpy(ifr.ifr_name, ifname, sizeof(ifr.ifr_name) - 1);
+	ifr.ifr_data = (void *)&ev;
+	if (!ioctl(fd, SIOCETHTOOL, &ifr))
+		on = !!ev.data;
+	close(fd);
+	return on;
+}
+
+static bool rt_peer_ok(struct rt_fast *f, int ifindex, uint8_t *mac)
+{
+	LIBBPF_OPTS(bpf_prog_query_opts, q);
+	struct xf_link e, p;
+
+	if (!f->nl)
+		return false;
+	if (xf_link_get(f->nl, NULL, ifindex, &e))
+		return false;
+	if (strcmp(e.kind, "veth") || strcmp(e.qdisc, "noqueue") || !e.link ||
+	    e.link_netnsid < 0)
+		return false;
+	if (xf_tc_filters(f->nl, ifindex, false, NULL, 0))
+		return false;
+	/* Kernels before 6.6 have no tcx: EINVAL, and no program there. */
+	if (bpf_prog_query_opts(ifindex, XF_BPF_TCX_EGRESS, &q) ? errno != EINVAL : q.count)
+		return false;
+	if (!rt_ethtool_on(e.name, ETHTOOL_GTSO) || !rt_ethtool_on(e.name, ETHTOOL_GTXCSUM))
+		return false;
+	if (xf_link_get_nsid(f->nl, e.link_netnsid, e.link, &p))
+		return false;
+	if (!(p.flags & IFF_UP) || p.xdp.mode != XF_XDP_NONE || p.xdp.prog_id ||
+	    p.mtu < e.mtu || p.addr_len != 6)
+		return false;
+	memcpy(mac, p.addr, 6);
+	return true;
+}
+
+void rt_fast_begin(struct rt_fast *f)
+{
+	f->nl = NULL;
+	if (xf_nl_open(&f->nl, NETLINK_ROUTE))
+		f->nl = NULL;
+}
+
+void rt_fast_peer(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg)
+{
+	cfg->flags &= ~XF_RTIF_PEER;
+	memset(cfg->peer_mac, 0, sizeof(cfg->peer_mac));
+	if (rt_peer_ok(f, ifindex, cfg->peer_mac))
+		cfg->flags |= XF_RTIF_PEER;
+}
+
+static void rt_local_add(int family, const uint8_t *addr, void *arg)
+{
+	struct xf_route_local *tab = arg, *l;
+	uint32_t w3;
+
+	memcpy(&w3, addr + (family == AF_INET ? 0 : 12), sizeof(w3));
+	l = &tab[XF_RT_LOCAL_SLOT(w3)];
+	if (family == AF_INET && !l->v4 && w3)
+		l->v4 = w3;
+	else if (family == AF_INET6 && !l->v6_set) {
+		memcpy(l->v6, addr, 16);
+		l->v6_set = 1;
+	}
+}
+
+int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
+{
+	struct xf_route_local tab[XF_RT_LOCAL_SLOTS];
+	uint32_t i;
+	int err;
+
+	memset(tab, 0, sizeof(tab));
+	/* Without the addresses the hint is empty: every packet is looked
+	 * up, as before. */
+	err = f->nl ? xf_addr_walk(f->nl, rt_local_add, tab) : -ENOTCONN;
+	if (err)
+		memset(tab, 0, sizeof(tab));
+	for (i = 0; i < XF_RT_LOCAL_SLOTS; i++)
+		if (bpf_map_update_elem(in->fd[RT_MAP_LOCAL], &i, &tab[i], BPF_ANY) && !err)
+			err = -errno;
+	if (f->nl)
+		xf_nl_close(f->nl);
+	f->nl = NULL;
+	return err;
+}

@@ -1,0 +1,234 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# xfwd route: the fast path's shortcuts and their guards, with real traffic
+# h1 -- r1 -- h2. Hook tc delivers into the egress veth's peer with
+# bpf_redirect_peer() only where the kernel's way out of the veth would do
+# nothing the shortcut skips (lib/route_fast.c); everywhere else it sends
+# through the egress device as before. Traffic addressed to r1 is passed
+# before the FIB lookup when r1's addresses say so. Each guard has a test
+# in which the shortcut without the guard gives another result than the
+# kernel.
+#
+# Which way a forwarded packet went shows on veth2's tx counter: a packet
+# sent through veth2 counts there, one delivered into its peer does not.
+bats_require_minimum_version 1.8.2
+# bats file_tags=root
+
+load helpers/common
+load helpers/route
+
+setup_file() {
+	_need_root
+}
+
+setup() {
+	_common_setup
+	topo_create
+	PIN_DIR=$(pin_dir)
+}
+
+teardown() {
+	local left=0
+	xr route detach all >/dev/null 2>&1 || true
+	if [[ -n ${PIN_DIR:-} && -e $PIN_DIR ]]; then
+		echo "# left after detach all: $(find "$PIN_DIR" | tr '\n' ' ')"
+		rm -rf "$PIN_DIR"
+		left=1
+	fi
+	topo_destroy
+	((!left))
+}
+
+# txp: packets veth2 of r1 has sent.
+txp() {
+	ip -n "$XF_NS_R1" -j -s link show dev veth2 | jq -er '.[0].stats64.tx.packets'
+}
+
+# through_peer N: N pings h1 -> h2 answered, forwarded by the fast path,
+# and not sent through veth2: delivered into its peer. r1's own frames on
+# veth2 (ARP, neighbour discovery) may count there, a few, not N.
+through_peer() {
+	local before
+	before=$(txp)
+	run -0 ping4 "$1" "$XF_H2_IP4" -q
+	assert_output --partial "$1 packets transmitted, $1 received"
+	assert_equal "$(ctr veth1 forwarded)" "$1"
+	(( $(txp) - before < $1 / 2 ))
+}
+
+# through_egress N: N pings h1 -> h2 answered, forwarded by the fast path,
+# each sent through veth2.
+through_egress() {
+	local before
+	before=$(txp)
+	run -0 ping4 "$1" "$XF_H2_IP4" -q
+	assert_output --partial "$1 packets transmitted, $1 received"
+	assert_equal "$(ctr veth1 forwarded)" "$1"
+	(( $(txp) - before >= $1 ))
+}
+
+# lost_both N ARGS...: N pings h1 -> h2 get no answer from the kernel, and
+# none from the fast path either (which forwards them all the same).
+lost_both() {
+	local n=$1
+	shift
+	run -1 ping4 "$n" "$XF_H2_IP4" -q "$@"
+	assert_output --partial "$n packets transmitted, 0 received"
+	run -0 attach tc
+	run -1 ping4 "$n" "$XF_H2_IP4" -q "$@"
+	assert_output --partial "$n packets transmitted, 0 received"
+	assert_equal "$(ctr veth1 forwarded)" "$n"
+}
+
+tc_or_skip() {
+	if kernel_lacks tcx; then skip "no tcx before Linux 6.6"; fi
+}
+
+@test "hook tc: a veth egress whose peer is up in another namespace takes redirect_peer" {
+	tc_or_skip
+	warm_up
+	run -0 attach tc
+	through_peer 10
+	run -0 ping6 5 "$XF_H2_IP6" -q
+	assert_output --partial "5 packets transmitted, 5 received"
+}
+
+@test "hook tc: a qdisc on the egress (here one that drops all) keeps the egress way" {
+	tc_or_skip
+	warm_up
+	ip -n "$XF_NS_R1" link set dev veth2 txqueuelen 0
+	tc -n "$XF_NS_R1" qdisc add dev veth2 root pfifo limit 0
+	lost_both 3
+}
+
+@test "hook tc: a tc egress filter on the egress keeps the egress way" {
+	tc_or_skip
+	warm_up
+	tc -n "$XF_NS_R1" qdisc add dev veth2 clsact
+	tc -n "$XF_NS_R1" filter add dev veth2 egress bpf da \
+		obj "$XF_TOP/build/test/progs/tc_count.bpf.o" sec tc
+	run -0 attach tc
+	through_egress 5
+}
+
+@test "hook tc: an XDP program on the peer keeps the egress way" {
+	tc_or_skip
+	warm_up
+	ip -n "$XF_NS_H2" link set dev veth0 xdp obj "$XF_TOP/build/test/progs/pass.bpf.o" sec xdp
+	run -0 attach tc
+	through_egress 5
+}
+
+@test "hook tc: a peer MTU below the egress's keeps the egress way (too big is dropped)" {
+	tc_or_skip
+	warm_up
+	ip -n "$XF_NS_H2" link set dev veth0 mtu 1400
+	lost_both 3 -s 1450 -M dont
+	run -0 ping4 3 "$XF_H2_IP4" -q -s 1300
+	assert_output --partial "3 packets transmitted, 3 received"
+}
+
+@test "hook tc: a neighbour MAC that is not the peer's keeps the egress way (other host)" {
+	tc_or_skip
+	warm_up
+	ip -n "$XF_NS_R1" neigh replace "$XF_H2_IP4" lladdr 02:00:5e:00:53:01 dev veth2 nud permanent
+	lost_both 3
+}
+
+@test "hook tc: egress without TSO or tx checksumming keeps the egress way" {
+	tc_or_skip
+	warm_up
+	in_r1 ethtool -K veth2 tx off >/dev/null
+	run -0 attach tc
+	through_egress 5
+	xr route detach all
+	in_r1 ethtool -K veth2 tx on tso off >/dev/null
+	run -0 attach tc
+	through_egress 5
+}
+
+@test "hook tc: a change after the attach counts from the next refresh (attach again)" {
+	tc_or_skip
+	warm_up
+	run -0 attach tc
+	through_peer 10
+	ip -n "$XF_NS_H2" link set dev veth0 xdp obj "$XF_TOP/build/test/progs/pass.bpf.o" sec xdp
+	# Read again on the next refresh (attach, detach).
+	xr route detach all
+	run -0 attach tc
+	local before
+	before=$(txp)
+	run -0 ping4 10 "$XF_H2_IP4" -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	(( $(txp) - before >= 10 ))
+}
+
+# --- traffic addressed to r1 ----------------------------------------------
+
+# local_pass HOOK: pings to both of r1's addresses are answered, passed as
+# not_forwarded, and forwarded traffic still is.
+local_pass() {
+	if no_tcx "$1"; then tcx_refused; return; fi
+	warm_up
+	run -0 attach "$1"
+	run -0 ping4 4 "$XF_R1_IP4A" -q
+	assert_output --partial "4 packets transmitted, 4 received"
+	run -0 ping4 4 "$XF_R1_IP4B" -q
+	assert_output --partial "4 packets transmitted, 4 received"
+	run -0 ping6 4 "$XF_R1_IP6B" -q
+	assert_output --partial "4 packets transmitted, 4 received"
+	assert_equal "$(ctr veth1 not_forwarded)" 12
+	run -0 ping4 4 "$XF_H2_IP4" -q
+	assert_equal "$(ctr veth1 forwarded)" 4
+}
+
+@test "hook xdp: traffic to r1's own addresses is passed, counted not_forwarded" {
+	local_pass xdp
+}
+
+@test "hook tc: traffic to r1's own addresses is passed, counted not_forwarded" {
+	local_pass tc
+}
+
+@test "local hint: an address in the slot of one of r1's is still forwarded" {
+	tc_or_skip
+	warm_up
+	# 198.18.2.190 shares 198.18.2.254's slot (XF_RT_LOCAL_SLOT).
+	ip -n "$XF_NS_H2" addr add 198.18.2.190/32 dev veth0
+	run -0 ping4 1 198.18.2.190 -q
+	run -0 attach tc
+	run -0 ping4 4 198.18.2.190 -q
+	assert_output --partial "4 packets transmitted, 4 received"
+	assert_equal "$(ctr veth1 forwarded)" 4
+	assert_equal "$(ctr veth1 not_forwarded)" 0
+}
+
+@test "local hint: a stale address (moved to h2 after the attach) is only passed" {
+	tc_or_skip
+	warm_up
+	ip -n "$XF_NS_R1" addr add 198.18.2.77/32 dev lo
+	run -0 attach tc
+	ip -n "$XF_NS_R1" addr del 198.18.2.77/32 dev lo
+	ip -n "$XF_NS_H2" addr add 198.18.2.77/32 dev lo
+	run -0 ping4 4 198.18.2.77 -q
+	assert_output --partial "4 packets transmitted, 4 received"
+	# Passed on the stale hint, forwarded by the kernel; after a refresh
+	# the fast path forwards it.
+	assert_equal "$(ctr veth1 not_forwarded)" 4
+	assert_equal "$(ctr veth1 forwarded)" 0
+	xr route detach all
+	run -0 attach tc
+	run -0 ping4 4 198.18.2.77 -q
+	assert_output --partial "4 packets transmitted, 4 received"
+	assert_equal "$(ctr veth1 forwarded)" 4
+}
+
+@test "route get still shows the FIB's answer for r1's own address" {
+	tc_or_skip
+	warm_up
+	run -0 attach tc
+	run -0 xr route get "$XF_R1_IP4B" from "$XF_H1_IP4" iif veth1
+	assert_output --partial not_forwarded
+	# The lookup ran: its own answer, not the hint's.
+	assert_output --partial "fib_rc:  4"
+}
