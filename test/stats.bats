@@ -156,7 +156,9 @@ traffic() {
 	# kernel counts what arrives over the same window as watch.
 	in_h1 ping -c 300 -i 0.02 -W 1 -q "$XF_H2_IP4" >/dev/null &
 	BG_PIDS+=($!)
-	sleep 0.5
+	# Measure once the echo requests arrive at h2.
+	e0=$(kstat "$XF_NS_H2" IcmpInEchos)
+	wait_until 5 kstat_ge "$XF_NS_H2" IcmpInEchos $((e0 + 5))
 	e0=$(kstat "$XF_NS_H2" IcmpInEchos)
 	t0=$(date +%s.%N)
 	run -0 xr -j stats watch dev veth1 route interval 3 count 1
@@ -173,17 +175,20 @@ traffic() {
 @test "watch stops at SIGINT and SIGTERM, exit 0" {
 	local pid sig rc
 	for sig in INT TERM; do
-		xfwd -n "$XF_NS_R1" -j stats watch count 1000 >"$BATS_TEST_TMPDIR/w" &
+		# A file of its own each time: the shell truncates it in the child,
+		# after the parent may already look at it.
+		xfwd -n "$XF_NS_R1" -j stats watch count 1000 >"$BATS_TEST_TMPDIR/w.$sig" &
 		pid=$!
 		BG_PIDS+=("$pid")
-		sleep 1.5
+		# Once the first block is out, the handlers are in and watch
+		# sleeps until the next.
+		wait_until 5 test -s "$BATS_TEST_TMPDIR/w.$sig"
 		kill -"$sig" "$pid"
 		# Promptly: the sleep is cut short, not finished.
 		wait_until 2 bash -c "! kill -0 $pid 2>/dev/null"
 		rc=0
 		wait "$pid" || rc=$?
 		assert_equal "$sig $rc" "$sig 0"
-		[[ -s $BATS_TEST_TMPDIR/w ]]
 	done
 }
 
