@@ -9,18 +9,9 @@
 bats_require_minimum_version 1.8.2
 # bats file_tags=root
 
-load helpers/common
-load helpers/route
-load helpers/fault
+load helpers/reliability
 
-setup_file() {
-	_need_root
-	_need_progs count pass
-}
-
-setup() {
-	_common_setup
-	fault_setup
+suite_setup() {
 	gro_on
 	CMDS=(
 		"route attach dev veth1 hook xdp"
@@ -44,10 +35,6 @@ setup() {
 		"chain show"
 		"redirect show"
 	)
-}
-
-teardown() {
-	fault_teardown
 }
 
 # all_at_once DIR: every command of CMDS in the background, at once; exit
