@@ -31,19 +31,11 @@ setup() {
 # What "del all" leaves (pins outlive the namespace, copies stay in /run)
 # is removed here and fails the test.
 teardown() {
-	local pid left=0
-	for pid in "${BG_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
+	local left=0
+	kill_bg
 	xr route detach all >/dev/null 2>&1 || true
 	xr chain del dev veth1 all >/dev/null 2>&1 || true
-	for d in "${PIN_DIR:-}" "${RUN_DIR:-}"; do
-		if [[ -n $d && -e $d ]]; then
-			echo "# left after del all: $(find "$d" | tr '\n' ' ')"
-			rm -rf "$d"
-			left=1
-		fi
-	done
+	left_behind "${PIN_DIR:-}" "${RUN_DIR:-}" || left=1
 	topo_destroy
 	((!left))
 }

@@ -141,12 +141,3 @@ assert_usage_error() {
 		done
 	done
 }
-
-@test "completion offers keyword choices from the grammar" {
-	source /usr/share/bash-completion/bash_completion
-	source "$XF_TOP/completions/xfwd"
-	COMP_WORDS=(xfwd feature show "") COMP_CWORD=3 COMP_LINE="xfwd feature show "
-	COMP_POINT=${#COMP_LINE}
-	_xfwd
-	assert_equal "${COMPREPLY[*]}" "dev"
-}

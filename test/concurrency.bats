@@ -9,18 +9,9 @@
 bats_require_minimum_version 1.8.2
 # bats file_tags=root
 
-load helpers/common
-load helpers/route
-load helpers/fault
+load helpers/reliability
 
-setup_file() {
-	_need_root
-	_need_progs count pass
-}
-
-setup() {
-	_common_setup
-	fault_setup
+suite_setup() {
 	xdp_ready
 	CMDS=(
 		"route attach dev veth1 hook xdp"
@@ -44,10 +35,6 @@ setup() {
 		"chain show"
 		"redirect show"
 	)
-}
-
-teardown() {
-	fault_teardown
 }
 
 # all_at_once DIR: every command of CMDS in the background, at once; exit
@@ -133,6 +120,20 @@ consistent_show() {
 	one_round 3
 }
 
+# lock_waiter PID: a process under PID (a child or grandchild) waits in
+# flock() for /run/xfwd.lock, as /proc/locks shows it ("->" lines).
+lock_waiter() {
+	local ino kids p
+	ino=$(stat -c %i /run/xfwd.lock) || return
+	kids=$(pgrep -P "$1")
+	for p in $kids; do
+		kids+=" $(pgrep -P "$p")"
+	done
+	awk -v ino="$ino" -v kids=" ${kids//$'\n'/ } " 'BEGIN { rc = 1 }
+		$2 == "->" && $7 ~ (":" ino "$") && index(kids, " " $6 " ") { rc = 0 }
+		END { exit rc }' /proc/locks
+}
+
 @test "XFWD_LOCK_LOG records each changing command once, after the lock is taken" {
 	local log=$BATS_TEST_TMPDIR/lock.log
 	XFWD_LOCK_LOG=$log xt route attach dev veth1 hook tc
@@ -146,9 +147,9 @@ route attach dev veth1 hook tc"
 	flock -x "$lk"
 	XFWD_LOCK_LOG=$log xt route detach all 3>&- &
 	local bg=$!
-	# Waiting for something not to happen: no condition to poll, so a
-	# bounded pause, then the log must not have grown.
-	sleep 0.3
+	# The kernel lists the second xfwd as a waiter on the lock; until it
+	# gets it, it has logged nothing.
+	wait_until 5 lock_waiter "$bg"
 	assert_equal "$(wc -l <"$log")" 2
 	flock -u "$lk"
 	exec {lk}>&-

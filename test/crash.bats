@@ -9,24 +9,11 @@
 bats_require_minimum_version 1.8.2
 # bats file_tags=root
 
-load helpers/common
-load helpers/route
-load helpers/fault
+load helpers/reliability
 
-setup_file() {
-	_need_root
-	_need_progs count pass
-}
-
-setup() {
-	_common_setup
-	fault_setup
+suite_setup() {
 	xdp_ready
 	ping6 1 "$XF_H2_IP6" -q >/dev/null
-}
-
-teardown() {
-	fault_teardown
 }
 
 # The programs xfwd's show reports on r1 equal those the kernel runs there.

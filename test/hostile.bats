@@ -47,15 +47,17 @@ teardown() {
 
 # send_corpus NAME: the corpus from h1 with whatever r1 runs now; h2's
 # capture into $BATS_FILE_TMPDIR/NAME.{fwd,own}, the fast path's counter
-# deltas into FWD and PASSED.
+# deltas into FWD and PASSED, and of the pass reasons the Ethernet header
+# decides into L2 ("vlan N not_ip N other_host N").
 send_corpus() {
-	local dir=$BATS_FILE_TMPDIR name=$1 before after rc
+	local dir=$BATS_FILE_TMPDIR name=$1 before after rc l2a l2b k
 	rm -f "$dir/$name.ready"
 	ip netns exec "$XF_NS_H2" /usr/bin/python3 "$XF_CORPUS_PY" capture veth0 \
 		"$dir/$name.cap" "$dir/$name.ready" 20 3>&- &
 	CAP_PID=$!
 	wait_until 5 test -e "$dir/$name.ready"
 	before=$(fwd_pass)
+	read -ra l2b <<<"$(l2_reasons)"
 	run -0 ip netns exec "$XF_NS_H1" /usr/bin/python3 "$XF_CORPUS_PY" \
 		send veth0 "$CORPUS"
 	SENT=$output
@@ -68,9 +70,14 @@ send_corpus() {
 	after=$(fwd_pass)
 	FWD=$((${after% *} - ${before% *}))
 	PASSED=$((${after#* } - ${before#* }))
+	read -ra l2a <<<"$(l2_reasons)"
+	L2=
+	for k in 1 3 5; do
+		L2+="${L2:+ }${l2a[k - 1]} $((l2a[k] - l2b[k]))"
+	done
 	run -0 corpus split "$dir/$name.cap" "$dir/$name.fwd" "$dir/$name.own" \
 		"$XF_R1_IP4A" "$XF_R1_IP4B" "$XF_R1_IP6A" "$XF_R1_IP6B"
-	echo "# $name: $SENT; at h2 $output; fast path forwarded $FWD passed $PASSED" >&3
+	echo "# $name: $SENT; at h2 $output; fast path forwarded $FWD passed $PASSED ($L2)" >&3
 }
 
 count() { grep -c "^$1 " "$CORPUS" || true; }
@@ -132,6 +139,9 @@ same_as_kernel() {
 	assert_equal "$FWD" $(($(count fast) + 1))
 	(($(count kernel) + $(count early) <= PASSED)) ||
 		fail "passed $PASSED < $(count kernel) + $(count early)"
+	# Every VLAN and QinQ frame, every other type and every frame for
+	# another host, each under its own reason, exactly.
+	assert_equal "$L2" "$(corpus reasons "$CORPUS" $R1A_MAC xdp)"
 }
 
 @test "hook tc: the same frames at h2 as kernel forwarding, byte for byte" {
@@ -142,4 +152,5 @@ same_as_kernel() {
 	assert_equal "$FWD" $(($(count fast) + 1))
 	# The early frames never reach tc: the kernel drops them before.
 	(($(count kernel) <= PASSED)) || fail "passed $PASSED < $(count kernel)"
+	assert_equal "$L2" "$(corpus reasons "$CORPUS" $R1A_MAC tc)"
 }

@@ -25,24 +25,13 @@ setup() {
 # Every rule of every device the test used goes; the pins must go with
 # them: what is left is removed here and fails the test.
 teardown() {
-	local left=0 pid dev ns
-	for pid in "${BG_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
+	local left=0 dev ns
+	kill_bg
 	for dev in "${RD_DEVS[@]}"; do
 		xr redirect del dev "$dev" all >/dev/null 2>&1 || true
 	done
-	if [[ -n ${PIN_DIR:-} && -e $PIN_DIR ]]; then
-		echo "# left after del all: $(find "$PIN_DIR" | tr '\n' ' ')"
-		rm -rf "$PIN_DIR"
-		left=1
-	fi
-	# The same for the clsact markers of cls_bpf, under /run/xfwd.
-	if [[ -n ${PIN_DIR:-} && -e /run/xfwd/${PIN_DIR##*/} ]]; then
-		echo "# left after del all: $(find "/run/xfwd/${PIN_DIR##*/}" | tr '\n' ' ')"
-		rm -rf "/run/xfwd/${PIN_DIR##*/}"
-		left=1
-	fi
+	# The pins, and the clsact markers of cls_bpf under /run/xfwd.
+	left_behind "${PIN_DIR:-}" "${PIN_DIR:+/run/xfwd/${PIN_DIR##*/}}" || left=1
 	[[ -z ${TOOL_PIN:-} ]] || rm -rf "$TOOL_PIN"
 	xr route detach all >/dev/null 2>&1 || true
 	for ns in "${EXTRA_NS[@]}"; do

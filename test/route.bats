@@ -25,11 +25,7 @@ teardown() {
 	local left=0
 	[[ -z ${BG_PID:-} ]] || kill "$BG_PID" 2>/dev/null || true
 	xr route detach all >/dev/null 2>&1 || true
-	if [[ -n ${PIN_DIR:-} && -e $PIN_DIR ]]; then
-		echo "# left after detach all: $(find "$PIN_DIR" | tr '\n' ' ')"
-		rm -rf "$PIN_DIR"
-		left=1
-	fi
+	left_behind "${PIN_DIR:-}" || left=1
 	[[ -z ${TOOL_PIN:-} ]] || rm -rf "$TOOL_PIN"
 	topo_destroy
 	((!left))

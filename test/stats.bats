@@ -25,22 +25,14 @@ setup() {
 }
 
 teardown() {
-	local pid dev left=0
-	for pid in "${BG_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
+	local dev left=0
+	kill_bg
 	for dev in "${RD_DEVS[@]}"; do
 		xr redirect del dev "$dev" all >/dev/null 2>&1 || true
 	done
 	xr route detach all >/dev/null 2>&1 || true
 	xr chain del dev veth1 all >/dev/null 2>&1 || true
-	for d in "${PIN_DIR:-}" "${RUN_DIR:-}"; do
-		if [[ -n $d && -e $d ]]; then
-			echo "# left behind: $(find "$d" | tr '\n' ' ')"
-			rm -rf "$d"
-			left=1
-		fi
-	done
+	left_behind "${PIN_DIR:-}" "${RUN_DIR:-}" || left=1
 	topo_destroy
 	((!left))
 }
@@ -72,25 +64,40 @@ traffic() {
 	run -0 xr stats reset
 }
 
+# views_agree route|chain: "stats show dev veth1 OBJ" and OBJ's own show
+# have the same counters (route: the pass reasons; chain: each member's
+# verdicts), into VIEW_STATS and VIEW_SHOW.
+views_agree() {
+	local hook
+	hook=$(xr -j route show dev veth1 | jq -er '.interfaces[0].hook // ""')
+	if [[ $1 == route ]]; then
+		VIEW_SHOW=$(xr -j route show dev veth1 | jq -c '[.interfaces[0].pass_reasons[] |
+			{key: .reason, packets, bytes}]')
+		VIEW_STATS=$(xr -j stats show dev veth1 route | jq -c --arg h "$hook" '
+			[.counters[] | select(.item == $h and .key != "forwarded") |
+			 {key, packets, bytes}]')
+	else
+		VIEW_STATS=$(xr -j stats show dev veth1 chain | jq -c '[.counters | group_by(.item)[] |
+			{name: .[0].item} + (map({(.key): .packets}) | add)] | sort_by(.name)')
+		VIEW_SHOW=$(xr -j chain show dev veth1 | jq -c '[.interfaces[0].chain[] |
+			{name, aborted, drop, pass, tx, redirect, other}] | sort_by(.name)')
+	fi
+	[[ $VIEW_STATS == "$VIEW_SHOW" ]]
+}
+
 @test "show -j: route and chain counters equal route show and chain show" {
-	local hook fwd passed
+	local hook
 	traffic
 	hook=$(xr -j route show dev veth1 | jq -er '.interfaces[0].hook')
 	assert_equal "$(st veth1 route "$hook" forwarded packets)" 20
 	assert_equal "$(st veth1 route "$hook" forwarded packets)" "$(ctr veth1 forwarded)"
 	assert_equal "$(st veth1 route "$hook" forwarded bytes)" "$(ctr veth1 forwarded_bytes)"
 	assert_equal "$(st veth2 route "$hook" forwarded packets)" "$(ctr veth2 forwarded)"
-	# Every pass reason as route show lists it.
-	passed=$(xr -j route show dev veth1 | jq -c '[.interfaces[0].pass_reasons[] |
-		{key: .reason, packets, bytes}]')
-	assert_equal "$(xr -j stats show dev veth1 route | jq -c --arg h "$hook" '
-		[.counters[] | select(.item == $h and .key != "forwarded") |
-		 {key, packets, bytes}]')" "$passed"
-	# chain: every member's verdicts as chain show has them.
-	assert_equal "$(xr -j stats show dev veth1 chain | jq -c '[.counters | group_by(.item)[] |
-		{name: .[0].item} + (map({(.key): .packets}) | add)] | sort_by(.name)')" \
-		"$(xr -j chain show dev veth1 | jq -c '[.interfaces[0].chain[] |
-		{name, aborted, drop, pass, tx, redirect, other}] | sort_by(.name)')"
+	# Every pass reason as route show lists it, and every chain member's
+	# verdicts as chain show has them. h1's own IPv6 chatter can move a
+	# counter between two reads: read both again until they agree.
+	wait_until 3 views_agree route || assert_equal "$VIEW_STATS" "$VIEW_SHOW"
+	wait_until 3 views_agree chain || assert_equal "$VIEW_STATS" "$VIEW_SHOW"
 	(($(st veth1 chain count pass packets) >= 20))
 	# The table has the same groups.
 	run -0 xr stats show dev veth1
@@ -156,7 +163,9 @@ traffic() {
 	# kernel counts what arrives over the same window as watch.
 	in_h1 ping -c 300 -i 0.02 -W 1 -q "$XF_H2_IP4" >/dev/null &
 	BG_PIDS+=($!)
-	sleep 0.5
+	# Measure once the echo requests arrive at h2.
+	e0=$(kstat "$XF_NS_H2" IcmpInEchos)
+	wait_until 5 kstat_ge "$XF_NS_H2" IcmpInEchos $((e0 + 5))
 	e0=$(kstat "$XF_NS_H2" IcmpInEchos)
 	t0=$(date +%s.%N)
 	run -0 xr -j stats watch dev veth1 route interval 3 count 1
@@ -173,17 +182,20 @@ traffic() {
 @test "watch stops at SIGINT and SIGTERM, exit 0" {
 	local pid sig rc
 	for sig in INT TERM; do
-		xfwd -n "$XF_NS_R1" -j stats watch count 1000 >"$BATS_TEST_TMPDIR/w" &
+		# A file of its own each time: the shell truncates it in the child,
+		# after the parent may already look at it.
+		xfwd -n "$XF_NS_R1" -j stats watch count 1000 >"$BATS_TEST_TMPDIR/w.$sig" &
 		pid=$!
 		BG_PIDS+=("$pid")
-		sleep 1.5
+		# Once the first block is out, the handlers are in and watch
+		# sleeps until the next.
+		wait_until 5 test -s "$BATS_TEST_TMPDIR/w.$sig"
 		kill -"$sig" "$pid"
 		# Promptly: the sleep is cut short, not finished.
 		wait_until 2 bash -c "! kill -0 $pid 2>/dev/null"
 		rc=0
 		wait "$pid" || rc=$?
 		assert_equal "$sig $rc" "$sig 0"
-		[[ -s $BATS_TEST_TMPDIR/w ]]
 	done
 }
 

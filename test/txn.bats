@@ -9,23 +9,7 @@
 bats_require_minimum_version 1.8.2
 # bats file_tags=root
 
-load helpers/common
-load helpers/route
-load helpers/fault
-
-setup_file() {
-	_need_root
-	_need_progs count pass
-}
-
-setup() {
-	_common_setup
-	fault_setup
-}
-
-teardown() {
-	fault_teardown
-}
+load helpers/reliability
 
 @test "XFWD_FAULT: a bad value is a usage error; fail:N names the call it failed" {
 	run -2 --separate-stderr env XFWD_FAULT=fail:x xfwd route show

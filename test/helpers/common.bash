@@ -77,3 +77,26 @@ kernel_lacks() {
 vm_slow() {
 	echo $(($1 * ${XF_VM_SLOW:-1}))
 }
+
+# kill_bg: end the background processes a test started (BG_PIDS), by PID.
+kill_bg() {
+	local pid
+	for pid in "${BG_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+}
+
+# left_behind DIR...: for a teardown, after the undo commands: each DIR
+# (pins outlive the namespace, object copies stay in /run) that still
+# exists is listed, removed, and fails the test (status 1). Empty
+# arguments are skipped.
+left_behind() {
+	local d left=0
+	for d in "$@"; do
+		[[ -n $d && -e $d ]] || continue
+		echo "# left behind: $(find "$d" | tr '\n' ' ')"
+		rm -rf "$d"
+		left=1
+	done
+	((!left))
+}

@@ -30,13 +30,7 @@ fault_teardown() {
 		xt redirect del dev "$d" all >/dev/null 2>&1 || true
 		xt chain del dev "$d" all >/dev/null 2>&1 || true
 	done
-	for d in "${PIN_DIR:-}" "${RUN_DIR:-}"; do
-		if [[ -n $d && -e $d ]]; then
-			echo "# left behind: $(find "$d" | tr '\n' ' ')" >&3
-			rm -rf "$d"
-			left=1
-		fi
-	done
+	left_behind "${PIN_DIR:-}" "${RUN_DIR:-}" || left=1
 	topo_destroy
 	((!left))
 }

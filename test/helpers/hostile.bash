@@ -51,6 +51,16 @@ gen_corpus() {
 		2001:2:0:3::1 "$XF_R1_IP4A" "$XF_R1_IP4B" "$XF_R1_IP6A" "$XF_R1_IP6B"
 }
 
+# l2_reasons: "vlan N not_ip N other_host N", the packets of these pass
+# reasons on r1's veth1 (all 0 when not attached), as corpus.py reasons
+# prints them.
+l2_reasons() {
+	xr -j route show dev veth1 2>/dev/null | jq 2>/dev/null -er '.interfaces[0] |
+		[.pass_reasons[] | {(.reason): .packets}] | add // {} |
+		"vlan \(.vlan // 0) not_ip \(.not_ip // 0) other_host \(.other_host // 0)"' ||
+		echo "vlan 0 not_ip 0 other_host 0"
+}
+
 # fwd_pass: "FORWARDED PASSED" on r1's veth1 (0 0 when not attached).
 fwd_pass() {
 	xr -j route show dev veth1 2>/dev/null |

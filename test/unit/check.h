@@ -33,6 +33,11 @@ static inline void check_str(struct check *c, const char *got, const char *want,
 static inline int check_done(const struct check *c, const char *name)
 {
 	printf("%s: %d passed, %d failed\n", name, c->passed, c->failed);
+	/* A test that checked nothing proves nothing: it fails. */
+	if (!c->passed && !c->failed) {
+		printf("%s: FAIL no checks ran\n", name);
+		return 1;
+	}
 	return c->failed ? 1 : 0;
 }
 
