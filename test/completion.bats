@@ -36,10 +36,13 @@ comp() {
 	REPLY=$(printf '%s\n' "${COMPREPLY[@]}" | sort | paste -sd ' ')
 }
 
-@test "top-level words are every object of help, plus help" {
+@test "top-level words are every object and command of help, plus help" {
 	local want
-	want=$(xfwd help | sed -n 's/.*OBJECT := {\(.*\)}.*/\1/p' | tr -d '|' |
+	# Objects, and commands without verbs ("xfwd [ OPTIONS ] gc").
+	want=$(xfwd help | sed -n -e 's/.*OBJECT := {\(.*\)}.*/\1/p' \
+		-e 's/^ *xfwd \[ OPTIONS \] \([a-z][a-z]*\)$/\1/p' | tr -d '|' |
 		xargs -n1 | sort | paste -sd ' ')
+	[[ $want == *gc* ]]
 	comp "xfwd "
 	assert_equal "$REPLY" "$(printf '%s\n' $want help | sort | paste -sd ' ')"
 	comp "xfwd -j "
