@@ -52,9 +52,11 @@ int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc)
 {
 	const char *names[XF_INST_MAX];
 	int fds[XF_INST_MAX], i, err;
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = desc->name);
 	struct bpf_object *obj;
+	const void *elf;
 	char why[512];
-	void *h;
+	size_t size;
 
 	inst_init(in, desc);
 	err = xf_pin_path(in->dir, sizeof(in->dir), 0, desc->name);
@@ -67,9 +69,11 @@ int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc)
 		fprintf(stderr, "Error: cannot mount bpffs on /sys/fs/bpf: %s.\n", strerror(-err));
 		return err;
 	}
-	obj = desc->load(&h);
-	if (!obj) {
-		err = -errno;
+	elf = desc->elf(&size);
+	obj = bpf_object__open_mem(elf, size, &oo);
+	err = obj ? bpf_object__load(obj) : -errno;
+	if (err) {
+		bpf_object__close(obj);
 		fprintf(stderr, "Error: cannot load %s: %s%s%s.\n", desc->what,
 			strerror(-err), *xf_bpf_last_log(why, sizeof(why)) ? ": " : "", why);
 		return err;
@@ -82,7 +86,7 @@ int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc)
 	}
 	if (!err)
 		err = xf_pin_set(in->dir, names, desc->n, fds, in->fd);
-	desc->destroy(h);
+	bpf_object__close(obj);
 	if (err) {
 		fprintf(stderr, "Error: cannot pin %s in %s: %s.\n", desc->what, in->dir,
 			strerror(-err));

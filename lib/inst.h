@@ -8,6 +8,7 @@
 #define XF_INST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Programs and maps in one set, at most. */
 #define XF_INST_MAX 16
@@ -27,26 +28,10 @@ struct xf_inst_desc {
 	const char *what;		/* for messages: "the route fast path" */
 	const struct xf_inst_obj *objs;	/* fd[i] of the instance is objs[i] */
 	int n;
-	/* Load the object (a skeleton's open_and_load): its handle in *h and
-	 * its bpf_object, or NULL with errno set. */
-	struct bpf_object *(*load)(void **h);
-	void (*destroy)(void *h);
+	/* The object's ELF image and its size: a skeleton's
+	 * name__elf_bytes(), embedded in the binary. */
+	const void *(*elf)(size_t *size);
 };
-
-/* The load and destroy of a desc whose object is the skeleton struct
- * name (from build/name.skel.h): defines name_inst_load/_destroy. */
-#define XF_INST_SKEL(name)							\
-	static struct bpf_object *name##_inst_load(void **h)			\
-	{									\
-		struct name *skel = name##__open_and_load();			\
-										\
-		*h = skel;							\
-		return skel ? skel->obj : NULL;					\
-	}									\
-	static void name##_inst_destroy(void *h)				\
-	{									\
-		name##__destroy(h);						\
-	}
 
 struct xf_inst {
 	const struct xf_inst_desc *desc;

@@ -233,7 +233,7 @@ int xf_chain_tidy(struct xf_nl *nl, const char *dev)
 		chain_tidy_copies(&c);
 	/* No chain runs: pins left by a command killed while it attached
 	 * the first one are remains (see chain_if_open()). */
-	if (!err && c.link_fd < 0)
+	if (!err && c.remains)
 		chain_unpin(&c);
 	chain_if_close(&c);
 	return err;

@@ -57,10 +57,25 @@ void chain_unpin(const struct chain_if *c)
 }
 
 /* Open dev's chain, or an empty one. A foreign XDP program is refused. */
+/* Some of the chain's pins and not all, each either there or absent: a
+ * read that failed otherwise (a fault) proves nothing. */
+static bool chain_remains(const struct chain_if *c)
+{
+	const int fds[] = { c->link_fd, c->desc_fd, c->cnt_fd };
+	int i, there = 0;
+
+	for (i = 0; i < 3; i++) {
+		if (fds[i] >= 0)
+			there++;
+		else if (fds[i] != -ENOENT)
+			return false;
+	}
+	return there && there < 3;
+}
+
 int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct chain_if *c)
 {
 	uint32_t key = 0;
-	bool remains;
 	int err;
 
 	memset(c, 0, sizeof(*c));
@@ -88,13 +103,12 @@ int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct cha
 	 * counters (an xfwd that pinned the link first), the link is
 	 * unpinned, and detached as our last reference to it goes. A
 	 * description of another layout is not ours to remove. */
-	remains = c->link_fd < 0 ? c->desc_fd >= 0 || c->cnt_fd >= 0 :
-				   c->desc_fd < 0 || c->cnt_fd < 0;
-	if (for_change && remains)
+	c->remains = chain_remains(c);
+	if (for_change && c->remains)
 		chain_unpin(c);
 	chain_if_close(c);
 	memset(&c->d, 0, sizeof(c->d));
-	if (for_change && remains) {
+	if (for_change && c->remains) {
 		err = xf_link_get(nl, NULL, c->l.ifindex, &c->l);
 		if (err)
 			return err;

@@ -24,6 +24,7 @@ struct chain_if {
 	int link_fd, desc_fd, cnt_fd;
 	uint32_t xdp_flags;		/* for a new chain's link */
 	struct xf_chain_desc d;		/* as it is now (n = 0 when there is none) */
+	bool remains;			/* pins of a chain that is not whole */
 };
 
 /* Open dev's chain, or an empty one. A foreign XDP program is refused. */

@@ -16,8 +16,6 @@
 #include "xbpf.h"
 #include "redirect.skel.h"
 
-XF_INST_SKEL(redirect_bpf)
-
 static const struct xf_inst_obj rd_objs[RD_NFDS] = {
 	[RD_PROG_ING] = { "prog_ingress", "xf_rd_ingress" },
 	[RD_PROG_EGR] = { "prog_egress", "xf_rd_egress" },
@@ -29,7 +27,7 @@ static const struct xf_inst_obj rd_objs[RD_NFDS] = {
 
 static const struct xf_inst_desc rd_inst_desc = {
 	.name = "redirect", .what = "the redirect program", .objs = rd_objs, .n = RD_NFDS,
-	.load = redirect_bpf_inst_load, .destroy = redirect_bpf_inst_destroy,
+	.elf = redirect_bpf__elf_bytes,
 };
 
 static const char *const mode_names[XF_RD_MODE_MAX] = {

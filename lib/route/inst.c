@@ -25,8 +25,6 @@
 #include "xbpf.h"
 #include "route.skel.h"
 
-XF_INST_SKEL(route_bpf)
-
 /* Maps are pinned under their own names: the chain layer finds them that
  * way when route is a member of an interface's XDP chain. */
 static const struct xf_inst_obj rt_objs[RT_NFDS] = {
@@ -42,7 +40,7 @@ static const struct xf_inst_obj rt_objs[RT_NFDS] = {
 
 const struct xf_inst_desc rt_inst_desc = {
 	.name = "route", .what = "the route fast path", .objs = rt_objs, .n = RT_NFDS,
-	.load = route_bpf_inst_load, .destroy = route_bpf_inst_destroy,
+	.elf = route_bpf__elf_bytes,
 };
 
 int rt_link_pin_path(char *buf, size_t len, int ifindex)
