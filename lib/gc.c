@@ -238,38 +238,40 @@ int xf_gc_netns(const struct xf_gc_report *r)
 	return n;
 }
 
-/* Remove root/ns<id>/<ifindex> of every interface that has gone. */
-static int gc_ifaces_in(const char *root, const struct xf_gc_report *r)
-{
-	char dir[300], path[600], name[IF_NAMESIZE];
-	struct dirent *e;
-	int ifindex, n = 0;
-	uint64_t ns;
-	DIR *d;
+#define GC_MAX_IF 4096
 
-	if (xf_netns_id(&ns))
-		return 0;
-	snprintf(dir, sizeof(dir), "%s/ns%llu", root, (unsigned long long)ns);
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		ifindex = atoi(e->d_name);
-		if (ifindex <= 0 || if_indextoname(ifindex, name))
+/* Remove the directory of every interface that has gone, in the pin tree
+ * or (run) in the XF_RUN_ROOT tree. */
+static int gc_ifaces_in(bool run, const struct xf_gc_report *r)
+{
+	char path[512], name[IF_NAMESIZE];
+	int *ifx, n, i, cnt = 0;
+
+	ifx = calloc(GC_MAX_IF, sizeof(*ifx));
+	if (!ifx)
+		return -ENOMEM;
+	n = xf_layout_ifindexes(run, ifx, GC_MAX_IF);
+	for (i = 0; i < n; i++) {
+		if (if_indextoname(ifx[i], name))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (xf_pin_rmtree(path))
+		if ((run ? xf_run_path : xf_pin_path)(path, sizeof(path), ifx[i], NULL) ||
+		    xf_pin_rmtree(path))
 			continue;
-		n++;
-		xf_gc_tell(r, "interface", ifindex, path);
+		cnt++;
+		xf_gc_tell(r, "interface", ifx[i], path);
+		/* and the namespace's directory, when that was all */
+		(run ? xf_run_remove : xf_pin_remove)(ifx[i], NULL);
 	}
-	closedir(d);
-	xf_dir_prune(dir, root);
-	return n;
+	free(ifx);
+	return cnt;
 }
 
 int xf_gc_ifaces(const struct xf_gc_report *r)
 {
+	int pin, run;
+
 	/* Both trees: the pins may be gone already and the copies not. */
-	return gc_ifaces_in(XF_PIN_ROOT, r) + gc_ifaces_in(XF_RUN_ROOT, r);
+	pin = gc_ifaces_in(false, r);
+	run = gc_ifaces_in(true, r);
+	return pin < 0 ? pin : run < 0 ? run : pin + run;
 }

@@ -112,6 +112,27 @@ int xf_run_remove(int ifindex, const char *name)
 	return xf_layout_remove(XF_RUN_ROOT, ifindex, name);
 }
 
+int xf_layout_ifindexes(bool run, int *out, int max)
+{
+	char dir[512];
+	struct dirent *e;
+	int n = 0, ifindex;
+	DIR *d;
+
+	if (xf_layout_path(run ? XF_RUN_ROOT : XF_PIN_ROOT, dir, sizeof(dir), 0, NULL))
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < max) {
+		ifindex = atoi(e->d_name);
+		if (ifindex > 0)
+			out[n++] = ifindex;
+	}
+	closedir(d);
+	return n;
+}
+
 int xf_pin_if(int fd, int ifindex, const char *name)
 {
 	char dir[512];

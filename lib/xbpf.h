@@ -33,6 +33,10 @@ int xf_run_path(char *buf, size_t len, int ifindex, const char *name);
 int xf_pin_remove(int ifindex, const char *name);
 /* The same below XF_RUN_ROOT. */
 int xf_run_remove(int ifindex, const char *name);
+/* The ifindexes that have a directory in this namespace's pin tree (run:
+ * the XF_RUN_ROOT tree), also of interfaces that have gone; at most max.
+ * Returns the count. */
+int xf_layout_ifindexes(bool run, int *out, int max);
 /* Pin fd as name in ifindex's directory, made if need be. 0/-errno. */
 int xf_pin_if(int fd, int ifindex, const char *name);
 /* Remove dir (below XF_PIN_ROOT or XF_RUN_ROOT) with everything in it,

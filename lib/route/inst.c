@@ -6,7 +6,6 @@
  * reads links, maps and netlink, never a file of our own. Here: the
  * instance's table, its link pins, and the per-member flags that refresh
  * re-reads. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,24 +203,12 @@ int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags)
 
 int rt_pinned_ifindexes(int *out, int max)
 {
-	char dir[RT_PATH_MAX], path[RT_PATH_MAX + 32];
-	struct dirent *e;
-	int n = 0, ifindex;
-	DIR *d;
+	char path[RT_PATH_MAX];
+	int n, i, cnt = 0;
 
-	if (xf_pin_path(dir, sizeof(dir), 0, NULL))
-		return 0;
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((e = readdir(d)) && n < max) {
-		ifindex = atoi(e->d_name);
-		if (ifindex <= 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%d/route", dir, ifindex);
-		if (!access(path, F_OK))
-			out[n++] = ifindex;
-	}
-	closedir(d);
-	return n;
+	n = xf_layout_ifindexes(false, out, max);
+	for (i = 0; i < n; i++)
+		if (!rt_link_pin_path(path, sizeof(path), out[i]) && !access(path, F_OK))
+			out[cnt++] = out[i];
+	return cnt;
 }
