@@ -21,8 +21,8 @@
 #include <unistd.h>
 #include <linux/ethtool.h>
 #include <linux/nsfs.h>
-#include <linux/sockios.h>
 
+#include "ethtool.h"
 #include "nl_link.h"
 #include "peer.h"
 
@@ -126,7 +126,6 @@ static int peer_socket(int nsfd)
 
 int xf_peer_get(struct xf_nl *nl, const struct xf_link *l, struct xf_peer *p)
 {
-	struct ethtool_value ev = { .cmd = ETHTOOL_GTXCSUM };
 	struct ifreq ifr;
 	int s, nsfd, err = 0;
 
@@ -153,12 +152,11 @@ int xf_peer_get(struct xf_nl *nl, const struct xf_link *l, struct xf_peer *p)
 		goto out;
 	}
 	memcpy(p->name, ifr.ifr_name, sizeof(p->name));
-	ifr.ifr_data = (void *)&ev;
-	if (ioctl(s, SIOCETHTOOL, &ifr)) {
-		err = -errno;
-		goto out;
+	err = xf_ethtool_get(s, p->name, ETHTOOL_GTXCSUM);
+	if (err >= 0) {
+		p->tx_csum = err;
+		err = 0;
 	}
-	p->tx_csum = !!ev.data;
 out:
 	close(s);
 	return err;

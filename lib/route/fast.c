@@ -33,15 +33,13 @@
 #include <errno.h>
 #include <net/if.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/ethtool.h>
-#include <linux/sockios.h>
 
+#include "ethtool.h"
 #include "nl.h"
 #include "nl_addr.h"
 #include "nl_link.h"
@@ -84,25 +82,6 @@ int rt_ifcfg_del(struct xf_inst *in, uint32_t ifindex)
 	return 0;
 }
 
-/* ETHTOOL_G* value of ifname: 1 on, 0 off or unknown. */
-static int rt_ethtool_on(const char *ifname, uint32_t cmd)
-{
-	struct ethtool_value ev = { .cmd = cmd };
-	struct ifreq ifr;
-	int fd, on = 0;
-
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return 0;
-	memset(&ifr, 0, sizeof(ifr));
-	strncpy(ifr.ifr_name, ifname, sizeof(ifr.ifr_name) - 1);
-	ifr.ifr_data = (void *)&ev;
-	if (!ioctl(fd, SIOCETHTOOL, &ifr))
-		on = !!ev.data;
-	close(fd);
-	return on;
-}
-
 static bool rt_peer_ok(struct rt_fast *f, int ifindex, uint8_t *mac)
 {
 	LIBBPF_OPTS(bpf_prog_query_opts, q);
@@ -120,7 +99,9 @@ static bool rt_peer_ok(struct rt_fast *f, int ifindex, uint8_t *mac)
 	/* Kernels before 6.6 have no tcx: EINVAL, and no program there. */
 	if (bpf_prog_query_opts(ifindex, XF_BPF_TCX_EGRESS, &q) ? errno != EINVAL : q.count)
 		return false;
-	if (!rt_ethtool_on(e.name, ETHTOOL_GTSO) || !rt_ethtool_on(e.name, ETHTOOL_GTXCSUM))
+	/* Off, or unknown: no shortcut. */
+	if (xf_ethtool_get(-1, e.name, ETHTOOL_GTSO) != 1 ||
+	    xf_ethtool_get(-1, e.name, ETHTOOL_GTXCSUM) != 1)
 		return false;
 	if (xf_link_get_nsid(f->nl, e.link_netnsid, e.link, &p))
 		return false;
