@@ -14,21 +14,12 @@ setup_file() {
 }
 
 setup() {
-	_common_setup
-	topo_create
-	PIN_DIR=$(pin_dir)
+	route_setup
 }
 
-# Pins outlive the namespace: what "detach all" leaves is removed here and
-# fails the test.
 teardown() {
-	local left=0
-	[[ -z ${BG_PID:-} ]] || kill "$BG_PID" 2>/dev/null || true
-	xr route detach all >/dev/null 2>&1 || true
-	left_behind "${PIN_DIR:-}" || left=1
 	[[ -z ${TOOL_PIN:-} ]] || rm -rf "$TOOL_PIN"
-	topo_destroy
-	((!left))
+	route_teardown
 }
 
 # --- 1. ping through the fast path -----------------------------------------

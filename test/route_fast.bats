@@ -22,21 +22,11 @@ setup_file() {
 }
 
 setup() {
-	_common_setup
-	topo_create
-	PIN_DIR=$(pin_dir)
+	route_setup
 }
 
 teardown() {
-	local left=0
-	xr route detach all >/dev/null 2>&1 || true
-	if [[ -n ${PIN_DIR:-} && -e $PIN_DIR ]]; then
-		echo "# left after detach all: $(find "$PIN_DIR" | tr '\n' ' ')"
-		rm -rf "$PIN_DIR"
-		left=1
-	fi
-	topo_destroy
-	((!left))
+	route_teardown
 }
 
 # txp: packets veth2 of r1 has sent.

@@ -16,17 +16,14 @@ setup_file() {
 }
 
 setup() {
-	_common_setup
-	topo_create
+	route_setup
 	in_h1 ethtool -K veth0 gro on >/dev/null
 	in_h2 ethtool -K veth0 gro on >/dev/null
 	warm_up
 }
 
 teardown() {
-	[[ -z ${BG_PID:-} ]] || kill "$BG_PID" 2>/dev/null || true
-	xr route detach all >/dev/null 2>&1 || true
-	topo_destroy
+	route_teardown
 }
 
 # udp_to_h2 COUNT: COUNT datagrams from a socket of h1 to one of h2; prints

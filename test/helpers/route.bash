@@ -137,3 +137,22 @@ ANY_HOOK=tc
 if kernel_lacks tcx; then
 	ANY_HOOK=xdp
 fi
+
+# The frame of the route suites (route, route_fast, route_offload): each
+# test gets a fresh h1 -- r1 -- h2. Teardown ends the test's background
+# process (BG_PID), detaches the fast path and fails the test for what
+# detach all left behind: pins outlive the namespace.
+route_setup() {
+	_common_setup
+	topo_create
+	PIN_DIR=$(pin_dir)
+}
+
+route_teardown() {
+	local left=0
+	[[ -z ${BG_PID:-} ]] || kill "$BG_PID" 2>/dev/null || true
+	xr route detach all >/dev/null 2>&1 || true
+	left_behind "${PIN_DIR:-}" || left=1
+	topo_destroy
+	((!left))
+}
