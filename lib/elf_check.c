@@ -41,7 +41,14 @@ static int symbols_inside(Elf *elf, char *msg, size_t len)
 		/* By the symbol's size, as libbpf counts, not by sh_entsize:
 		 * a bad sh_entsize must not hide the symbols. */
 		n = d->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-		for (i = 1; i < n && gelf_getsym(d, i, &sym); i++) {
+		for (i = 1; i < n; i++) {
+			/* A symbol libelf cannot read (the table's flags make its
+			 * data raw bytes, say) is not thereby inside: libbpf reads
+			 * it all the same. */
+			if (!gelf_getsym(d, i, &sym)) {
+				snprintf(msg, len, "symbol %zu cannot be read", i);
+				return -LIBBPF_ERRNO__FORMAT;
+			}
 			if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
 				continue;
 			in = sym.st_shndx < shnum ? elf_getscn(elf, sym.st_shndx) : NULL;
