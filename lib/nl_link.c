@@ -162,6 +162,11 @@ int xf_link_get_nsid(struct xf_nl *nl, int netnsid, int ifindex, struct xf_link 
 	return link_get(nl, NULL, netnsid, ifindex, l);
 }
 
+bool xf_link_kind_is_pair(const char *kind)
+{
+	return !strcmp(kind, "veth") || !strcmp(kind, "netkit");
+}
+
 int xf_link_find(struct xf_nl *nl, const char *name, struct xf_link *l)
 {
 	int err = xf_link_get(nl, name, 0, l);

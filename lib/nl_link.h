@@ -39,6 +39,9 @@ struct xf_link {
 	} xdp;
 };
 
+/* A device of one of the kernel's pair kinds, veth or netkit, whose other
+ * end (IFLA_LINK) may live in another namespace. */
+bool xf_link_kind_is_pair(const char *kind);
 /* Fill l for the link named name (or, if name is NULL, with ifindex).
  * -ENODEV when there is none. */
 int xf_link_get(struct xf_nl *nl, const char *name, int ifindex, struct xf_link *l);

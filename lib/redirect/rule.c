@@ -90,7 +90,7 @@ static int rd_validate(struct xf_nl *nl, const struct xf_redirect_req *r, struct
 		}
 	}
 	if (r->mode == XF_RD_PEER || r->mode == XF_RD_PEER_EGRESS) {
-		if (strcmp(tl->kind, "veth") && strcmp(tl->kind, "netkit")) {
+		if (!xf_link_kind_is_pair(tl->kind)) {
 			fprintf(stderr, "Error: mode %s needs a veth or netkit target; %s is %s.\n",
 				xf_redirect_mode_name(r->mode), r->target,
 				tl->kind[0] ? tl->kind : "not one");

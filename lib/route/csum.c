@@ -13,18 +13,13 @@
 #include "peer.h"
 #include "internal.h"
 
-static bool rt_has_peer(const struct xf_link *l)
-{
-	return !strcmp(l->kind, "veth") || !strcmp(l->kind, "netkit");
-}
-
 int rt_check_peer_csum(struct xf_nl *nl, const char *dev, const struct xf_link *l, bool force)
 {
 	struct xf_peer p;
 	char name[IF_NAMESIZE + NAME_MAX + 16];
 	int err;
 
-	if (force || !rt_has_peer(l))
+	if (force || !xf_link_kind_is_pair(l->kind))
 		return 0;
 	err = xf_peer_get(nl, l, &p);
 	if (err == -ENOENT) {
@@ -53,7 +48,7 @@ const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char
 	struct xf_peer p;
 	char name[IF_NAMESIZE + NAME_MAX + 16];
 
-	if (!rt_has_peer(l) || xf_peer_get(nl, l, &p) || !p.tx_csum)
+	if (!xf_link_kind_is_pair(l->kind) || xf_peer_get(nl, l, &p) || !p.tx_csum)
 		return NULL;
 	snprintf(buf, len, "peer %s has tx checksum offload on: its TCP and UDP leave "
 		 "the fast path with unfinished checksums", xf_peer_str(&p, name, sizeof(name)));

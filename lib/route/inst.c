@@ -73,7 +73,7 @@ uint64_t rt_xdp_features(int ifindex)
  * netkit, where XDP turns off the peer's TSO and TCP falls to a tenth. */
 const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook)
 {
-	if (!strcmp(kind, "veth") || !strcmp(kind, "netkit")) {
+	if (xf_link_kind_is_pair(kind)) {
 		*hook = XF_HOOK_TC;
 		return !strcmp(kind, "veth") ?
 			"auto: veth, where XDP would turn off the peer's TSO" :
