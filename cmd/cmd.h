@@ -69,6 +69,9 @@ struct xf_nl *xfwd_nl(struct xfwd *x);
  * NULL for every interface). cmd/show.c. */
 typedef int (*cmd_walk_fn)(struct xfwd *x, struct xf_nl *nl, const char *dev);
 int cmd_show_list(struct xfwd *x, struct xf_args *a, const char *key, cmd_walk_fn walk);
+/* The fields of one netfilter chain, in the row the caller has begun. */
+struct xf_nf_chain;
+void cmd_show_nf_chain(struct xf_out *o, const struct xf_nf_chain *c);
 /* The show verb fn of an object whose lib/ walk is list(nl, dev, one, x):
  * one prints a row. */
 #define CMD_SHOW_VERB(fn, key, list, one)					\

@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "nf.h"
 #include "nl_link.h"
 #include "out.h"
 #include "probe.h"
+#include "route/route.h"
 
 struct feature_show_opts {
 	const char *dev;
@@ -33,6 +35,33 @@ static void feature_print_kernel(struct xf_out *o, const struct xf_kernel_featur
 		out_obj_end(o);
 	}
 	out_obj_end(o);
+}
+
+/* Netfilter on this namespace's forwarding path: what a fast path that
+ * forwards around it would bypass. */
+static int feature_print_nf(struct xf_out *o)
+{
+	struct xf_nf_set s = { 0 };
+	int i, err;
+
+	err = xf_nf_scan(&s);
+	if (err) {
+		fprintf(stderr, "Error: cannot read netfilter's state: %s.\n", strerror(-err));
+		return err;
+	}
+	out_obj_begin(o, "netfilter");
+	out_bool(o, "forwarding_path", s.n > 0);
+	out_str(o, "unread", s.unread[0] ? s.unread : NULL);
+	out_list_begin(o, "chains");
+	for (i = 0; i < s.n; i++) {
+		out_row_begin(o);
+		cmd_show_nf_chain(o, &s.c[i]);
+		out_row_end(o);
+	}
+	out_list_end(o);
+	out_obj_end(o);
+	xf_nf_free(&s);
+	return 0;
 }
 
 static void feature_print_iface(struct xf_out *o, const struct xf_iface_features *f)
@@ -105,6 +134,9 @@ static int feature_show(struct xfwd *x, struct xf_args *a)
 
 	xf_probe_kernel(&kf, XF_PROBE_ALL);
 	feature_print_kernel(x->out, &kf);
+	err = feature_print_nf(x->out);
+	if (err)
+		goto out;
 	out_list_begin(x->out, "interfaces");
 	for (i = 0; i < lv.n; i++) {
 		/* A device whose xdp_features cannot be read is still listed,
@@ -113,6 +145,7 @@ static int feature_show(struct xfwd *x, struct xf_args *a)
 		feature_print_iface(x->out, &f);
 	}
 	out_list_end(x->out);
+	xf_route_nf_warn(nl);
 out:
 	free(lv.v);
 	return err;

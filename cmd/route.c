@@ -22,9 +22,10 @@ static const char *const hook_words[] = { "auto", "xdp", "tc", NULL };
 static const char *const mode_words[] = { "native", "generic", NULL };
 static const char *const family_words[] = { "all", "inet", "inet6", NULL };
 static const char *const lookup_words[] = { "full", "direct", NULL };
+static const char *const netfilter_words[] = { "check", "bypass", NULL };
 static const char *const proto_words[] = { "udp", "tcp", "icmp", NULL };
 
-enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_FROM, KW_IIF, KW_TTL, KW_LEN, KW_PROTO };
+enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_NETFILTER, KW_FROM, KW_IIF, KW_TTL, KW_LEN, KW_PROTO };
 
 static int route_dev_arg(struct xf_args *a, const char **devs, int *n)
 {
@@ -65,6 +66,10 @@ static int route_attach_parse(struct xf_args *a, struct route_attach_opts *o)
 			err = arg_once(a, KW_LOOKUP, "lookup") ?:
 			      arg_one_of(a, "LOOKUP", lookup_words, &idx);
 			o->o.direct = idx == 1;
+		} else if (arg_kw(a, "netfilter")) {
+			err = arg_once(a, KW_NETFILTER, "netfilter") ?:
+			      arg_one_of(a, "NETFILTER", netfilter_words, &idx);
+			o->o.nf_bypass = idx == 1;
 		} else {
 			return arg_unexpected(a);
 		}
@@ -128,6 +133,40 @@ static const char *route_family_name(uint32_t flags)
 	return flags == XF_RTIF_INET ? "inet" : flags == XF_RTIF_INET6 ? "inet6" : "all";
 }
 
+/* What the member bypasses of netfilter: in JSON every chain, in the
+ * table one line ("-" for nothing). */
+static void route_show_nf(struct xf_out *o, const struct xf_route_iface *ri)
+{
+	char one[256], line[320];
+	int i, n = ri->nnf < XF_ROUTE_NF_MAX ? ri->nnf : XF_ROUTE_NF_MAX;
+
+	if (!out_is_json(o)) {
+		if (!ri->nnf) {
+			out_str(o, "netfilter", ri->nf_unread && *ri->nf_unread ?
+				"not read" : "-");
+			return;
+		}
+		snprintf(line, sizeof(line), "%s%s", ri->nnf > 1 ? "" : "bypassed: ",
+			 xf_nf_describe(&ri->nf[0].c, one, sizeof(one)));
+		if (ri->nnf > 1)
+			snprintf(line, sizeof(line), "bypassed: %d chains", ri->nnf);
+		out_str(o, "netfilter", line);
+		return;
+	}
+	out_obj_begin(o, "netfilter");
+	out_bool(o, "bypass", ri->flags & XF_RTIF_NF_BYPASS);
+	out_str(o, "unread", ri->nf_unread && *ri->nf_unread ? ri->nf_unread : NULL);
+	out_list_begin(o, "bypassed");
+	for (i = 0; i < n; i++) {
+		out_row_begin(o);
+		cmd_show_nf_chain(o, &ri->nf[i].c);
+		out_bool(o, "accepted", ri->nf[i].acked);
+		out_row_end(o);
+	}
+	out_list_end(o);
+	out_obj_end(o);
+}
+
 static int route_show_one(const struct xf_route_iface *ri, void *arg)
 {
 	struct xfwd *x = arg;
@@ -153,6 +192,7 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 	out_unit(o, "passed_bytes", passed_bytes, OUT_BYTES);
 	out_str(o, "why", ri->why);
 	out_str(o, "warning", ri->warning[0] ? ri->warning : NULL);
+	route_show_nf(o, ri);
 	out_list_begin(o, "pass_reasons");
 	for (r = 1; r < XF_RR_MAX; r++) {
 		if (!ri->stat[r].packets)
@@ -288,7 +328,7 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 static const struct cmd route_cmds[] = {
 	{ "attach", route_attach, "dev IFNAME [ dev IFNAME ... ] [ hook { auto | xdp | tc } ] "
 		"[ mode { native | generic } ] [ family { all | inet | inet6 } ] "
-		"[ lookup { full | direct } ]", XF_CMD_CHANGES },
+		"[ lookup { full | direct } ] [ netfilter { check | bypass } ]", XF_CMD_CHANGES },
 	{ "detach", route_detach, "{ dev IFNAME ... | all }", XF_CMD_CHANGES },
 	{ "show", route_show, "[ dev IFNAME ]", XF_CMD_READS },
 	{ "get", route_get, "ADDRESS [ from ADDRESS ] [ iif IFNAME ] [ ttl N ] [ len N ] "

@@ -114,7 +114,7 @@ comp() {
 	comp "xfwd route get 198.18.0.1 "
 	assert_equal "$REPLY" "from iif len proto ttl"
 	comp "xfwd ro att dev veth1 "
-	assert_equal "$REPLY" "dev family hook lookup mode"
+	assert_equal "$REPLY" "dev family hook lookup mode netfilter"
 	comp "xfwd stats show "
 	assert_equal "$REPLY" "chain dev redirect route"
 }

@@ -133,6 +133,7 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		    (o->family & XF_RTIF_INET ? XF_RTIF_WANT_INET : 0) |
 		    (o->family & XF_RTIF_INET6 ? XF_RTIF_WANT_INET6 : 0) |
 		    (auto_hook ? XF_RTIF_AUTO : 0) | rt_rp_filter_flags(key) |
+		    (o->nf_bypass ? XF_RTIF_NF_BYPASS : 0) |
 		    (rt_xdp_xmit_ok(key, xf_xdp_features_reported()) ? XF_RTIF_XDP_XMIT : 0);
 	rt_family_flags(&cfg.flags);
 	memcpy(cfg.mac, d->l.addr, sizeof(cfg.mac));
@@ -148,6 +149,14 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 	    bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &val, BPF_ANY))
 		goto fail;
 	d->tx_done = true;
+	if (o->nf_bypass) {
+		err = rt_nf_ack(key, d->name, o->family);
+		if (err) {
+			fprintf(stderr, "Error: cannot remember what %s bypasses: %s.\n",
+				d->name, strerror(-err));
+			return err;
+		}
+	}
 
 	if (d->hook == XF_HOOK_XDP) {
 		fd = rt_chain_join(nl, d->name, d->xdp_flags);
@@ -181,6 +190,7 @@ static void rt_undo_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d)
 		bpf_map_delete_elem(in->fd[RT_MAP_TX], &key);
 	if (d->cfg_done)
 		rt_ifcfg_del(in, key);
+	xf_run_remove(key, RT_NF_RUN);
 }
 
 static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_attach_opts *o,
@@ -270,6 +280,12 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		if (d[i].hook != XF_HOOK_XDP)
 			continue;
 		err = rt_check_peer_csum(nl, d[i].name, &d[i].l, o->force);
+		if (err)
+			return err;
+	}
+	/* In flowtable mode netfilter decides what is forwarded. */
+	if (!o->nf_bypass && !o->flowtable) {
+		err = rt_nf_refuse(devs, n, o->family);
 		if (err)
 			return err;
 	}

@@ -261,6 +261,7 @@ static int rt_detach_set(struct xf_nl *nl, int *ifx, int cnt, enum rt_which whic
 		snprintf(what, sizeof(what), "%s%s", g[i].has_cfg ? "member" : "link pin",
 			 g[i].xdp ? " (xdp)" : "");
 		xf_gc_tell(r, "route", g[i].ifindex, what);
+		xf_run_remove(g[i].ifindex, RT_NF_RUN);
 	}
 	if (in.fd[RT_MAP_IFCFG] >= 0) {
 		uint32_t key;

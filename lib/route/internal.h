@@ -51,6 +51,36 @@ int rt_check_peer_csum(struct xf_nl *nl, const char *dev, const struct xf_link *
 /* The warning "route show" gives for such a peer into buf, or NULL. */
 const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char *buf,
 				 size_t len);
+/* Netfilter and the fast path (netfilter.c). The hooks a member skips on
+ * either hook: all of the forwarding path's (test/netfilter.bats shows
+ * it; tc's redirect skips netdev egress too, as the kernel marks a packet
+ * that tc ingress redirects with nf_skip_egress). */
+#define RT_NF_SKIPS (XF_NF_BIT(XF_NF_INGRESS) | XF_NF_BIT(XF_NF_PREROUTING) | \
+		     XF_NF_BIT(XF_NF_FORWARD) | XF_NF_BIT(XF_NF_POSTROUTING) | \
+		     XF_NF_BIT(XF_NF_EGRESS))
+/* XF_RUN_ROOT/ns<id>/<ifindex>/route-netfilter: the chains the operator
+ * accepted to bypass with "netfilter bypass", one key per line. */
+#define RT_NF_RUN "route-netfilter"
+/* XF_NF_INET/INET6 of the families asked for in XF_RTIF_WANT_* / INET*. */
+uint32_t rt_nf_families(uint32_t rtif_flags);
+/* route attach without "netfilter bypass": refuse with one Error line
+ * naming what devs[0..n) would bypass, if anything. 0/-EPERM/-errno. */
+int rt_nf_refuse(const char *const *devs, int n, uint32_t rtif_flags);
+/* Remember what member ifindex (dev) bypasses now, as the operator's
+ * "netfilter bypass" accepted it. 0/-errno. */
+int rt_nf_ack(int ifindex, const char *dev, uint32_t rtif_flags);
+/* Fill ri->nf, nnf and nf_unread from the scan s. */
+void rt_nf_member(const struct xf_nf_set *s, struct xf_route_iface *ri);
+/* The Warning of xf_route_list: the chains members bypass that the
+ * operator did not accept, gathered over the members, printed once. */
+struct rt_nf_warn {
+	char chains[640];
+	char devs[160];
+	int n;
+};
+void rt_nf_warn_add(struct rt_nf_warn *w, const struct xf_route_iface *ri);
+void rt_nf_warn_print(const struct rt_nf_warn *w);
+
 /* Re-read redirect capability and rp_filter for every member. 0/-errno. */
 int rt_refresh(struct xf_inst *in);
 

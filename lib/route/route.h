@@ -9,6 +9,7 @@
 
 #include "addr.h"
 #include "hook.h"
+#include "nf.h"
 #include "usage.h"
 #include "xfwd_bpf.h"
 
@@ -21,6 +22,8 @@ struct xf_gc_report;
 #define XF_RTIF_AUTO (1U << 16)
 #define XF_RTIF_WANT_INET (1U << 17)
 #define XF_RTIF_WANT_INET6 (1U << 18)
+/* Attached with "netfilter bypass": the operator knows (lib/route/netfilter.c). */
+#define XF_RTIF_NF_BYPASS (1U << 19)
 
 /* On hook xdp, route is the member "route" of the interface's XDP chain,
  * with this run priority: after the members of libxdp's default (50), so
@@ -34,6 +37,17 @@ struct xf_route_attach_opts {
 	uint32_t family;	/* XF_RTIF_INET | XF_RTIF_INET6 */
 	bool direct;		/* BPF_FIB_LOOKUP_DIRECT */
 	bool force;		/* -force: attach despite a peer's checksum offload */
+	bool nf_bypass;		/* netfilter bypass: attach where netfilter acts */
+	bool flowtable;		/* lookup flowtable: netfilter decides, no refusal */
+};
+
+/* A netfilter chain a member bypasses now, and whether the operator knew
+ * of it: it was there, as it is, when the member was attached with
+ * "netfilter bypass". */
+#define XF_ROUTE_NF_MAX 8
+struct xf_route_nf {
+	struct xf_nf_chain c;
+	bool acked;
 };
 
 /* One interface of the forwarding set, as the kernel has it now. */
@@ -53,6 +67,11 @@ struct xf_route_iface {
 	 * during the callback only. */
 	const uint64_t *percpu;
 	int ncpu;
+	/* The netfilter chains this member bypasses now: nf[0..min(nnf,
+	 * XF_ROUTE_NF_MAX)); nf_unread says what could not be read, or "". */
+	struct xf_route_nf nf[XF_ROUTE_NF_MAX];
+	int nnf;
+	const char *nf_unread;
 };
 /* Zero the counters of ifindex (every reason, every CPU). 0/-errno. */
 int xf_route_stats_reset(int ifindex);
@@ -68,9 +87,15 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all);
 /* Detach the members whose interface has gone, telling r of each (for
  * xfwd gc). All or nothing. 0/-errno. */
 int xf_route_sweep(struct xf_nl *nl, const struct xf_gc_report *r);
-/* Call cb for each attached interface (only ifindex when it is not 0). */
+/* Call cb for each attached interface (only ifindex when it is not 0).
+ * Netfilter chains that a listed member bypasses without the operator's
+ * "netfilter bypass" get one Warning line on stderr at the end. */
 int xf_route_list(struct xf_nl *nl, int ifindex,
 		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
+
+/* The Warning of xf_route_list for every member, and nothing else (for
+ * commands that read state but do not list the members). */
+void xf_route_nf_warn(struct xf_nl *nl);
 
 /* route get: a synthetic packet run through the loaded program. */
 struct xf_route_get_req {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* route show: the forwarding set as the kernel has it, with counters. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,7 +99,9 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
 		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg)
 {
 	int ifx[RT_MAX_PINNED], n, i, err = 0;
+	struct rt_nf_warn w = { 0 };
 	struct xf_route_iface *ri;
+	struct xf_nf_set nf = { 0 };
 	struct xf_inst in;
 	uint64_t *percpu;
 
@@ -116,16 +119,36 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
 		for (i = 0; i < RT_NFDS; i++)
 			in.fd[i] = -1;
 	}
+	/* Netfilter is read once for every member; what cannot be read
+	 * shows in each member's nf_unread. */
+	if (n && xf_nf_scan(&nf))
+		snprintf(nf.unread, sizeof(nf.unread), "%s", strerror(ENOMEM));
 	for (i = 0; i < n && !err; i++) {
 		if (ifindex && ifx[i] != ifindex)
 			continue;
 		rt_describe(nl, &in, ifx[i], ri, percpu);
+		rt_nf_member(&nf, ri);
+		rt_nf_warn_add(&w, ri);
 		err = cb(ri, arg);
 	}
+	rt_nf_warn_print(&w);
+	xf_nf_free(&nf);
 	xf_inst_close(&in);
 	free(ri);
 	free(percpu);
 	return err < 0 ? err : 0;
+}
+
+static int rt_nf_none(const struct xf_route_iface *ri, void *arg)
+{
+	(void)ri;
+	(void)arg;
+	return 0;
+}
+
+void xf_route_nf_warn(struct xf_nl *nl)
+{
+	xf_route_list(nl, 0, rt_nf_none, NULL);
 }
 
 int xf_route_stats_reset(int ifindex)
