@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "route/route.h"
 #include "out.h"
 #include "stats/stats.h"
 
@@ -152,6 +153,7 @@ static int stats_show(struct xfwd *x, struct xf_args *a)
 		return err;
 	stats_print(x->out, &s);
 	xf_stats_free(&s);
+	xf_route_nf_warn(nl);
 	return 0;
 }
 
@@ -376,6 +378,8 @@ static int watch_loop(struct stats_watch *w)
 	err = xf_stats_collect(w->nl, &w->o.f, &w->prev);
 	if (err)
 		return err;
+	/* Once, before the first interval: not on every redraw. */
+	xf_route_nf_warn(w->nl);
 	if (w->runtime_fd >= 0)
 		watch_programs_prime(w);
 	t0 = stats_now();

@@ -87,14 +87,13 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all);
 /* Detach the members whose interface has gone, telling r of each (for
  * xfwd gc). All or nothing. 0/-errno. */
 int xf_route_sweep(struct xf_nl *nl, const struct xf_gc_report *r);
-/* Call cb for each attached interface (only ifindex when it is not 0).
- * Netfilter chains that a listed member bypasses without the operator's
- * "netfilter bypass" get one Warning line on stderr at the end. */
+/* Call cb for each attached interface (only ifindex when it is not 0). */
 int xf_route_list(struct xf_nl *nl, int ifindex,
 		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
 
-/* The Warning of xf_route_list for every member, and nothing else (for
- * commands that read state but do not list the members). */
+/* One Warning line on stderr naming the netfilter chains that members of
+ * the set bypass without the operator's "netfilter bypass" (nothing when
+ * there are none): for the commands that read state. */
 void xf_route_nf_warn(struct xf_nl *nl);
 
 /* route get: a synthetic packet run through the loaded program. */

@@ -95,11 +95,13 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 		ri->why = "the link is not in the kernel any more";
 }
 
-int xf_route_list(struct xf_nl *nl, int ifindex,
-		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg)
+/* xf_route_list, and the chains that members bypass unaccepted into w
+ * when w is not NULL. */
+static int rt_list(struct xf_nl *nl, int ifindex,
+		   int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg,
+		   struct rt_nf_warn *w)
 {
 	int ifx[RT_MAX_PINNED], n, i, err = 0;
-	struct rt_nf_warn w = { 0 };
 	struct xf_route_iface *ri;
 	struct xf_nf_set nf = { 0 };
 	struct xf_inst in;
@@ -128,10 +130,10 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
 			continue;
 		rt_describe(nl, &in, ifx[i], ri, percpu);
 		rt_nf_member(&nf, ri);
-		rt_nf_warn_add(&w, ri);
+		if (w)
+			rt_nf_warn_add(w, ri);
 		err = cb(ri, arg);
 	}
-	rt_nf_warn_print(&w);
 	xf_nf_free(&nf);
 	xf_inst_close(&in);
 	free(ri);
@@ -146,9 +148,18 @@ static int rt_nf_none(const struct xf_route_iface *ri, void *arg)
 	return 0;
 }
 
+int xf_route_list(struct xf_nl *nl, int ifindex,
+		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg)
+{
+	return rt_list(nl, ifindex, cb, arg, NULL);
+}
+
 void xf_route_nf_warn(struct xf_nl *nl)
 {
-	xf_route_list(nl, 0, rt_nf_none, NULL);
+	struct rt_nf_warn w = { 0 };
+
+	if (!rt_list(nl, 0, rt_nf_none, NULL, &w))
+		rt_nf_warn_print(&w);
 }
 
 int xf_route_stats_reset(int ifindex)

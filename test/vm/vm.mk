@@ -11,7 +11,7 @@
 VM_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats
 KERNELS ?= sid bookworm
 # make check runs a subset after the main suite (CHECK_EXTRA), as much as
-# CI's time allows (10 minutes for both kernels, measured): the
+# CI's time allows (both kernels side by side, one vCPU each): the
 # probes, redirect on tcx where there is tcx and on its cls_bpf fallback
 # where not, netkit (or its refusal), the peer-egress refusal, route's
 # pings on both hooks (or the refusal of hook tc), and a chain with route.
@@ -38,7 +38,7 @@ check-kernels: vm-tools
 	$(Q)XF_VM_SMP=$${XF_VM_SMP:-1} test/vm/check $(if $(KERNEL),--kernel $(KERNEL) $(if $(MODULES),--modules $(MODULES)),$(KERNELS)) -- $(VM_SUITES)
 
 check-kernels-ci: vm-tools
-	$(Q)test/vm/check --filter '$(VM_CI_FILTER)' sid bookworm -- $(VM_CI_SUITES)
+	$(Q)XF_VM_PARALLEL=1 test/vm/check --filter '$(VM_CI_FILTER)' sid bookworm -- $(VM_CI_SUITES)
 
 CHECK_EXTRA += check-kernels-ci
 
