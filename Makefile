@@ -36,7 +36,7 @@ CFLAGS ?= -O2 -g
 XF_CFLAGS := $(CFLAGS) $(WARNINGS) -std=gnu11 -D_GNU_SOURCE \
 	-DXFWD_VERSION='"$(VERSION)"' -Ibuild -Ilib -Icmd -Ibpf \
 	$(shell $(PKG_CONFIG) --cflags libbpf libmnl libnftnl jansson 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs libbpf libmnl libnftnl jansson libelf zlib 2>/dev/null)
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf libmnl libnftnl libcrypto jansson libelf zlib 2>/dev/null)
 BPF_CFLAGS := -g -O2 --target=bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wno-unused-value \
 	-Ibpf -idirafter /usr/include/$(shell uname -m)-linux-gnu
 

@@ -96,5 +96,7 @@ extern const struct object chain_object;
 extern const struct object redirect_object;
 extern const struct object stats_object;
 extern const struct object gc_object;
+extern const struct object save_object;
+extern const struct object restore_object;
 
 #endif

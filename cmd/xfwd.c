@@ -27,6 +27,8 @@ static const struct object *const objects[] = {
 	&stats_object,
 	&feature_object,
 	&gc_object,
+	&save_object,
+	&restore_object,
 };
 #define N_OBJECTS (int)(sizeof(objects) / sizeof(objects[0]))
 
@@ -38,7 +40,8 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: xfwd [ OPTIONS ] OBJECT { COMMAND | help }\n");
 	for (i = 0; i < N_OBJECTS; i++)
 		if (objects[i]->command)
-			fprintf(f, "       xfwd [ OPTIONS ] %s\n", objects[i]->name);
+			fprintf(f, "       xfwd [ OPTIONS ] %s%s%s\n", objects[i]->name,
+				*objects[i]->cmds[0].help ? " " : "", objects[i]->cmds[0].help);
 	fprintf(f, "       xfwd [ -force ] -batch FILENAME\n"
 		   "where  OBJECT := {");
 	for (i = 0, sep = ""; i < N_OBJECTS; i++) {
@@ -164,7 +167,7 @@ static int run_object(struct xfwd *x, int argc, char **argv)
 	x->argv = argv;
 	arg_init(&a, argc - 1, argv + 1, objects[i]->name);
 	err = cmd_dispatch(x, objects[i], &a);
-	if (err)
+	if (err && err != -XF_EDIFFER)
 		out_discard(x->out);
 	else
 		out_flush(x->out);
@@ -177,7 +180,7 @@ static int exit_code(int err)
 {
 	if (!err)
 		return 0;
-	return err == -XF_EUSAGE ? 2 : 1;
+	return err == -XF_EUSAGE ? 2 : err == -XF_EDIFFER ? 3 : 1;
 }
 
 /* Split a batch line into words: blanks separate, quotes group, a backslash

@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "file.h"
 #include "usage.h"
 #include "internal.h"
 #include "chain/chain.h"
@@ -124,35 +125,6 @@ static int pick_prog(struct bpf_object *obj, const struct xf_chain_add *a, const
 	return -XF_EUSAGE;
 }
 
-static int copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in, out, err = 0;
-	ssize_t n;
-
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (out < 0) {
-		err = -errno;
-		close(in);
-		return err;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n) {
-			err = -EIO;
-			break;
-		}
-	if (n < 0)
-		err = -errno;
-	close(in);
-	if (close(out) && !err)
-		err = -errno;
-	return err;
-}
-
-
 int chain_apply_rules(struct xf_chain_desc *d, int i, const struct xf_chain_add *a)
 {
 	int r;
@@ -211,9 +183,15 @@ static void chain_tidy_copies(const struct chain_if *c)
 		return;
 	while ((e = readdir(dir))) {
 		n = strlen(e->d_name);
-		if (e->d_type != DT_REG || n < 3 || strcmp(e->d_name + n - 2, ".o"))
+		if (e->d_type != DT_REG)
 			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)(n - 2), e->d_name);
+		if (n > 2 && !strcmp(e->d_name + n - 2, ".o"))
+			n -= 2;
+		else if (n > 4 && !strcmp(e->d_name + n - 4, ".src"))
+			n -= 4;
+		else
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)n, e->d_name);
 		if (chain_find_member(&c->d, name) >= 0)
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", c->run, e->d_name);
@@ -323,16 +301,23 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 	/* The copy is written under a temporary name and renamed, so no
 	 * half-written object is ever the member's; it is removed again if
 	 * the chain with it cannot be swapped in. */
+	tmp[0] = dst[0] = 0;
 	err = xf_pin_mkdir(c.run);
 	if (!err) {
 		snprintf(tmp, sizeof(tmp), "%s/.%s.o.new", c.run, dm.name);
 		chain_obj_path(&c, dm.name, dst, sizeof(dst));
-		err = copy_file(a->obj, tmp) ?: rename(tmp, dst) ? -errno : 0;
+		err = xf_file_copy(a->obj, tmp) ?: rename(tmp, dst) ? -errno : 0;
+		/* Where it came from, for save: not for xfwd's own members. */
+		if (!err && !a->maps)
+			err = chain_src_write(&c, dm.name, a->src ?: a->obj);
 	}
 	if (err) {
 		fprintf(stderr, "Error: cannot keep a copy of \"%s\": %s.\n", a->obj,
 			strerror(-err));
-		unlink(tmp);
+		if (tmp[0])
+			unlink(tmp);
+		if (dst[0])
+			unlink(dst);
 		xf_run_remove(c.l.ifindex, NULL);
 		goto out;
 	}
@@ -342,6 +327,8 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 		counters_clear_slot(c.cnt_fd, dm.slot);
 	err = chain_commit(&c, &d);
 	if (err) {
+		unlink(dst);
+		chain_src_path(&c, dm.name, dst, sizeof(dst));
 		unlink(dst);
 		if (!had_maps)
 			xf_pin_rmtree(dir);

@@ -73,6 +73,7 @@ enum xf_chain_pos { XF_POS_DEFAULT, XF_POS_FIRST, XF_POS_LAST, XF_POS_BEFORE, XF
 
 struct xf_chain_add {
 	const char *obj;		/* ELF file */
+	const char *src;		/* where obj came from, for save; NULL: obj */
 	const char *sec;		/* choose the program by section ... */
 	const char *prog;		/* ... or by name; else the only XDP one */
 	const char *name;		/* member name; default: the program's */
@@ -114,6 +115,18 @@ int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name);
 /* Remove what killed commands left of dev's chain (copies of objects that
  * are no member). 0/-errno. */
 int xf_chain_tidy(struct xf_nl *nl, const char *dev);
+/* For save: the copy of member's object that runs, and the absolute path
+ * it was added from (the copy's, when that was not kept). 0/-errno. */
+int xf_chain_member_files(struct xf_nl *nl, const char *dev, const char *member,
+			  char *copy, size_t clen, char *src, size_t slen);
+/* For restore: the members of dev's chain, all of them, in this order,
+ * with these actions (XF_ACT_*, goto targets by name), in one change. */
+struct xf_chain_rules {
+	const char *name;
+	uint8_t act[XF_V_N];
+	const char *target[XF_V_N];
+};
+int xf_chain_arrange(struct xf_nl *nl, const char *dev, const struct xf_chain_rules *r, int n);
 /* One of xfwd's own XDP programs as a chain member. */
 struct xf_chain_builtin {
 	const char *name;		/* member name: "route", "redirect" */

@@ -40,6 +40,10 @@ int chain_find_member(const struct xf_chain_desc *d, const char *name);
 int chain_find_slot(const struct xf_chain_desc *d, int slot);
 /* Where the copy of member's object is kept. */
 void chain_obj_path(const struct chain_if *c, const char *member, char *buf, size_t len);
+/* Where the path of the file member's object was added from is kept. */
+void chain_src_path(const struct chain_if *c, const char *member, char *buf, size_t len);
+/* Keep obj's absolute path as member's source. 0/-errno. */
+int chain_src_write(const struct chain_if *c, const char *member, const char *obj);
 /* Where the maps of member dm are pinned. */
 void chain_map_dir(const struct chain_if *c, const struct xf_chain_desc_member *dm,
 		   char *buf, size_t len);

@@ -140,6 +140,8 @@ int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name)
 	if (!err) {
 		chain_obj_path(&c, name, p, sizeof(p));
 		unlink(p);
+		chain_src_path(&c, name, p, sizeof(p));
+		unlink(p);
 		if (!gone.maps[0]) {
 			chain_map_dir(&c, &gone, p, sizeof(p));
 			xf_pin_rmtree(p);
