@@ -107,7 +107,16 @@ int xf_chain_arrange(struct xf_nl *nl, const char *dev, const struct xf_chain_ru
 			}
 		}
 		for (v = 0; v < XF_V_N; v++) {
-			d.m[i].act[v] = r[i].act[v];
+			uint8_t dflt = v == XF_V_PASS ? XF_ACT_NEXT : XF_ACT_STOP;
+			uint8_t now = d.m[i].act[v] == XF_ACT_DEFAULT ? dflt : d.m[i].act[v];
+
+			/* An action that already does what is asked stays as it is
+			 * written (a default stays a default, an object's own
+			 * XDP_RUN_CONFIG stays its own), so that show reads the same
+			 * as before a restore. */
+			if (now == r[i].act[v] && now != XF_ACT_GOTO)
+				continue;
+			d.m[i].act[v] = r[i].act[v] == dflt ? XF_ACT_DEFAULT : r[i].act[v];
 			d.m[i].target[v] = 0;
 			if (r[i].act[v] != XF_ACT_GOTO)
 				continue;

@@ -53,7 +53,8 @@ struct xf_route_nf {
 /* One interface of the forwarding set, as the kernel has it now. */
 struct xf_route_iface {
 	int ifindex;
-	char name[IF_NAMESIZE];	/* "" when the interface has gone */
+	char name[IF_NAMESIZE];	/* "" when the interface has gone or err */
+	int err;		/* -errno: the interface could not be read */
 	enum xf_hook hook;
 	const char *mode;	/* "native", "generic" or "tcx" */
 	const char *why;	/* why this hook (for hook auto) */

@@ -69,8 +69,13 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 		ri->percpu = percpu;
 		ri->ncpu = xf_ncpus();
 	}
-	if (xf_link_get(nl, NULL, ifindex, &l)) {
-		ri->why = "the interface has gone; \"route detach all\" clears it";
+	ri->err = xf_link_get(nl, NULL, ifindex, &l);
+	if (ri->err) {
+		ri->why = ri->err == -ENODEV ?
+			  "the interface has gone; \"route detach all\" clears it" :
+			  "the interface cannot be read";
+		if (ri->err == -ENODEV)
+			ri->err = 0;
 		ri->mode = "-";
 		return;
 	}

@@ -43,6 +43,12 @@ static int sv_route_cb(const struct xf_route_iface *ri, void *arg)
 	struct sv_read *r = arg;
 	struct xf_save_route *sr, *v;
 
+	if (ri->err) {
+		fprintf(stderr, "Error: cannot read route member ifindex %d: %s.\n", ri->ifindex,
+			strerror(-ri->err));
+		r->err = ri->err;
+		return ri->err;
+	}
 	if (!ri->name[0])
 		return 0;
 	v = sv_grow(r->s->route, r->s->nroute, sizeof(*v));
