@@ -1,7 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # xfwd: one non-recursive Makefile. Output goes to build/; V=1 shows commands.
 
+# Cleaning needs no configuration: without this guard make would remake a
+# missing config.mk (install-deps, configure) before "make clean" or
+# dh_auto_clean's "make distclean".
+ifneq ($(filter-out clean distclean help,$(or $(MAKECMDGOALS),all)),)
 -include config.mk
+endif
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -68,13 +73,14 @@ UNIT_OUT := $(UNITS:systemd/%.in=build/systemd/%)
 DEPS := $(CMD_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(BPF_OBJS:.o=.d) \
 	$(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(TEST_PROG_OBJS:.o=.d)
 
-FORCE:
 .DELETE_ON_ERROR:
 # Generated objects and skeletons are kept: they are what make rebuilds from.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all check check-unit check-bats check-man demo bench bench-publish install clean distclean help deps deb
 
 all: build/xfwd $(MAN_OUT) $(UNIT_OUT)
+
+FORCE:
 
 # Missing packages are installed (root on Debian) before configure runs.
 config.mk: configure scripts/install-deps
@@ -172,6 +178,21 @@ install: all
 	install -m 0644 systemd/tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/xfwd.conf
 	install -d -m 0700 $(DESTDIR)$(SYSCONFDIR)/xfwd
 
+# dpkg-buildpackage writes the .deb beside the source tree it builds: it
+# builds a copy under build/deb/ (the files git knows, as a clone has
+# them), so the .deb, .buildinfo and .changes land in build/deb/ and
+# nothing outside this tree is written.
+DEB_SRC := build/deb/xfwd-$(VERSION)
+deb:
+	$(Q)test "$$(dpkg-parsechangelog -S Version)" = "$(VERSION)" || \
+		{ echo "Error: debian/changelog is not at version $(VERSION)." >&2; exit 1; }
+	$(Q)rm -rf build/deb
+	$(Q)mkdir -p $(DEB_SRC)
+	$(Q)git ls-files -z --cached --others --exclude-standard | \
+		tar --null -T - --ignore-failed-read -cf - | tar -xf - -C $(DEB_SRC)
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -J
+	@echo "deb: $$(ls build/deb/*.deb)"
+
 clean:
 	$(Q)rm -rf build
 
@@ -179,7 +200,7 @@ distclean: clean
 	$(Q)rm -f config.mk config.mk.tmp
 
 help:
-	@echo 'Targets: all check demo bench bench-publish fuzz check-kernels install clean distclean'
+	@echo 'Targets: all check demo bench bench-publish fuzz check-kernels install deb clean distclean'
 	@echo 'Options: V=1 (show commands) FULL=1 (bench: every suite)'
 	@echo '         FUZZ_TIME=600 (fuzz: seconds per target)'
 	@echo 'install honours DESTDIR PREFIX SBINDIR MANDIR BASH_COMPDIR SYSTEMDUNITDIR'
