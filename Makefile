@@ -190,7 +190,7 @@ deb:
 	$(Q)mkdir -p $(DEB_SRC)
 	$(Q)git ls-files -z --cached --others --exclude-standard | \
 		tar --null -T - --ignore-failed-read -cf - | tar -xf - -C $(DEB_SRC)
-	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -J
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -Jauto
 	@echo "deb: $$(ls build/deb/*.deb)"
 
 clean:
