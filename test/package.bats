@@ -58,6 +58,16 @@ verify_units() {
 	assert_output ""
 }
 
+# man_pages FORMAT: printf FORMAT for each man page the tree has
+# (man/man8/NAME.8.in gives NAME.8), so that a new page needs no edit here.
+man_pages() {
+	local p
+	for p in "$XF_TOP"/man/man8/*.8.in; do
+		p=${p##*/}
+		printf -- "$1" "${p%.in}"
+	done
+}
+
 @test "the built units pass systemd-analyze verify, man pages included" {
 	local man=$BATS_TEST_TMPDIR/man
 	run -0 make -C "$XF_TOP" -s build/xfwd build/systemd/xfwd.service \
@@ -90,40 +100,39 @@ verify_units() {
 	local d=$BATS_TEST_TMPDIR/inst
 	run -0 make -C "$XF_TOP" -s install DESTDIR="$d"
 	run -0 bash -c "cd '$d' && find . -printf '%M %p\n' | sort -k2"
-	assert_output - <<-EOF
-		drwxr-xr-x .
-		drwxr-xr-x ./etc
-		drwx------ ./etc/xfwd
-		drwxr-xr-x ./lib
-		drwxr-xr-x ./lib/systemd
-		drwxr-xr-x ./lib/systemd/system
-		-rw-r--r-- ./lib/systemd/system/xfwd.service
-		-rw-r--r-- ./lib/systemd/system/xfwd@.service
-		drwxr-xr-x ./usr
-		drwxr-xr-x ./usr/lib
-		drwxr-xr-x ./usr/lib/tmpfiles.d
-		-rw-r--r-- ./usr/lib/tmpfiles.d/xfwd.conf
-		drwxr-xr-x ./usr/local
-		drwxr-xr-x ./usr/local/sbin
-		-rwxr-xr-x ./usr/local/sbin/xfwd
-		drwxr-xr-x ./usr/local/share
-		drwxr-xr-x ./usr/local/share/bash-completion
-		drwxr-xr-x ./usr/local/share/bash-completion/completions
-		-rw-r--r-- ./usr/local/share/bash-completion/completions/xfwd
-		drwxr-xr-x ./usr/local/share/man
-		drwxr-xr-x ./usr/local/share/man/man8
-		-rw-r--r-- ./usr/local/share/man/man8/xfwd-chain.8
-		-rw-r--r-- ./usr/local/share/man/man8/xfwd-redirect.8
-		-rw-r--r-- ./usr/local/share/man/man8/xfwd-route.8
-		-rw-r--r-- ./usr/local/share/man/man8/xfwd-stats.8
-		-rw-r--r-- ./usr/local/share/man/man8/xfwd.8
-	EOF
+	assert_output "$({
+		cat <<-EOF
+			drwxr-xr-x .
+			drwxr-xr-x ./etc
+			drwx------ ./etc/xfwd
+			drwxr-xr-x ./lib
+			drwxr-xr-x ./lib/systemd
+			drwxr-xr-x ./lib/systemd/system
+			-rw-r--r-- ./lib/systemd/system/xfwd.service
+			-rw-r--r-- ./lib/systemd/system/xfwd@.service
+			drwxr-xr-x ./usr
+			drwxr-xr-x ./usr/lib
+			drwxr-xr-x ./usr/lib/tmpfiles.d
+			-rw-r--r-- ./usr/lib/tmpfiles.d/xfwd.conf
+			drwxr-xr-x ./usr/local
+			drwxr-xr-x ./usr/local/sbin
+			-rwxr-xr-x ./usr/local/sbin/xfwd
+			drwxr-xr-x ./usr/local/share
+			drwxr-xr-x ./usr/local/share/bash-completion
+			drwxr-xr-x ./usr/local/share/bash-completion/completions
+			-rw-r--r-- ./usr/local/share/bash-completion/completions/xfwd
+			drwxr-xr-x ./usr/local/share/man
+			drwxr-xr-x ./usr/local/share/man/man8
+		EOF
+		man_pages '-rw-r--r-- ./usr/local/share/man/man8/%s\n'
+	} | sort -k2)"
 	run -0 grep -h '^ExecStart=' "$d"/lib/systemd/system/*.service
 	assert_output "ExecStart=/usr/local/sbin/xfwd restore file /etc/xfwd/xfwd.json
 ExecStart=/usr/local/sbin/xfwd -n %i restore file /etc/xfwd/%i.json"
 }
 
 @test "make deb builds without install-deps and without writing outside build/deb" {
+	local v a
 	need_deb
 	run -0 cat "$BATS_FILE_TMPDIR/deb.log"
 	# debian/rules runs configure itself: the Makefile's config.mk rule,
@@ -133,12 +142,14 @@ ExecStart=/usr/local/sbin/xfwd -n %i restore file /etc/xfwd/%i.json"
 	refute_line --partial "install-deps"
 	# The unit tests ran in the build, and passed.
 	assert_line --regexp '^test_arg: [0-9]+ passed, 0 failed$'
+	v=$(make -C "$XF_TOP" -s --eval='p: ; @echo $(VERSION)' p)
+	a=$(dpkg --print-architecture)
 	run -0 bash -c "cd '$XF_TOP/build/deb' && ls -1 | sort"
 	assert_output - <<-EOF
-		xfwd-0.1.0
-		xfwd_0.1.0_amd64.buildinfo
-		xfwd_0.1.0_amd64.changes
-		xfwd_0.1.0_amd64.deb
+		xfwd-$v
+		xfwd_${v}_$a.buildinfo
+		xfwd_${v}_$a.changes
+		xfwd_${v}_$a.deb
 	EOF
 	run -0 find "$XF_TOP/.." -maxdepth 1 -name 'xfwd_*'
 	assert_output ""
@@ -146,42 +157,40 @@ ExecStart=/usr/local/sbin/xfwd -n %i restore file /etc/xfwd/%i.json"
 
 @test "the .deb holds exactly the expected files, with their modes" {
 	need_deb
-	run -0 bash -c "dpkg -c '$DEB' | awk '{ print \$1, \$2, \$6 }'"
-	assert_output - <<-EOF
-		drwxr-xr-x root/root ./
-		drwxr-xr-x root/root ./etc/
-		drwx------ root/root ./etc/xfwd/
-		drwxr-xr-x root/root ./lib/
-		drwxr-xr-x root/root ./lib/systemd/
-		drwxr-xr-x root/root ./lib/systemd/system/
-		-rw-r--r-- root/root ./lib/systemd/system/xfwd.service
-		-rw-r--r-- root/root ./lib/systemd/system/xfwd@.service
-		drwxr-xr-x root/root ./usr/
-		drwxr-xr-x root/root ./usr/lib/
-		drwxr-xr-x root/root ./usr/lib/tmpfiles.d/
-		-rw-r--r-- root/root ./usr/lib/tmpfiles.d/xfwd.conf
-		drwxr-xr-x root/root ./usr/sbin/
-		-rwxr-xr-x root/root ./usr/sbin/xfwd
-		drwxr-xr-x root/root ./usr/share/
-		drwxr-xr-x root/root ./usr/share/bash-completion/
-		drwxr-xr-x root/root ./usr/share/bash-completion/completions/
-		-rw-r--r-- root/root ./usr/share/bash-completion/completions/xfwd
-		drwxr-xr-x root/root ./usr/share/doc/
-		drwxr-xr-x root/root ./usr/share/doc/xfwd/
-		-rw-r--r-- root/root ./usr/share/doc/xfwd/README.Debian
-		-rw-r--r-- root/root ./usr/share/doc/xfwd/changelog.gz
-		-rw-r--r-- root/root ./usr/share/doc/xfwd/copyright
-		drwxr-xr-x root/root ./usr/share/lintian/
-		drwxr-xr-x root/root ./usr/share/lintian/overrides/
-		-rw-r--r-- root/root ./usr/share/lintian/overrides/xfwd
-		drwxr-xr-x root/root ./usr/share/man/
-		drwxr-xr-x root/root ./usr/share/man/man8/
-		-rw-r--r-- root/root ./usr/share/man/man8/xfwd-chain.8.gz
-		-rw-r--r-- root/root ./usr/share/man/man8/xfwd-redirect.8.gz
-		-rw-r--r-- root/root ./usr/share/man/man8/xfwd-route.8.gz
-		-rw-r--r-- root/root ./usr/share/man/man8/xfwd-stats.8.gz
-		-rw-r--r-- root/root ./usr/share/man/man8/xfwd.8.gz
-	EOF
+	run -0 bash -c "dpkg -c '$DEB' | awk '{ print \$1, \$2, \$6 }' | sort -k3"
+	assert_output "$({
+		cat <<-EOF
+			drwxr-xr-x root/root ./
+			drwxr-xr-x root/root ./etc/
+			drwx------ root/root ./etc/xfwd/
+			drwxr-xr-x root/root ./lib/
+			drwxr-xr-x root/root ./lib/systemd/
+			drwxr-xr-x root/root ./lib/systemd/system/
+			-rw-r--r-- root/root ./lib/systemd/system/xfwd.service
+			-rw-r--r-- root/root ./lib/systemd/system/xfwd@.service
+			drwxr-xr-x root/root ./usr/
+			drwxr-xr-x root/root ./usr/lib/
+			drwxr-xr-x root/root ./usr/lib/tmpfiles.d/
+			-rw-r--r-- root/root ./usr/lib/tmpfiles.d/xfwd.conf
+			drwxr-xr-x root/root ./usr/sbin/
+			-rwxr-xr-x root/root ./usr/sbin/xfwd
+			drwxr-xr-x root/root ./usr/share/
+			drwxr-xr-x root/root ./usr/share/bash-completion/
+			drwxr-xr-x root/root ./usr/share/bash-completion/completions/
+			-rw-r--r-- root/root ./usr/share/bash-completion/completions/xfwd
+			drwxr-xr-x root/root ./usr/share/doc/
+			drwxr-xr-x root/root ./usr/share/doc/xfwd/
+			-rw-r--r-- root/root ./usr/share/doc/xfwd/README.Debian
+			-rw-r--r-- root/root ./usr/share/doc/xfwd/changelog.gz
+			-rw-r--r-- root/root ./usr/share/doc/xfwd/copyright
+			drwxr-xr-x root/root ./usr/share/lintian/
+			drwxr-xr-x root/root ./usr/share/lintian/overrides/
+			-rw-r--r-- root/root ./usr/share/lintian/overrides/xfwd
+			drwxr-xr-x root/root ./usr/share/man/
+			drwxr-xr-x root/root ./usr/share/man/man8/
+		EOF
+		man_pages '-rw-r--r-- root/root ./usr/share/man/man8/%s.gz\n'
+	} | sort -k3)"
 }
 
 @test "the unpacked binary runs -V and help; its man pages render" {
