@@ -5,9 +5,10 @@
 # built unit's own settings: a private mount namespace with every mount
 # read-only but ReadWritePaths=, RuntimeDirectory= and StateDirectory=
 # (ProtectSystem=strict), the capability bounding set of
-# CapabilityBoundingSet=, no new privileges; SystemCallFilter= is checked
-# against the system calls strace sees. Not rebuilt: the seccomp filter
-# itself, PrivateTmp and the Protect* settings of /proc, /sys and /dev.
+# CapabilityBoundingSet=, no new privileges. What strace sees is checked
+# against SystemCallFilter=, RestrictAddressFamilies= and
+# RestrictNamespaces=. Not rebuilt: seccomp itself, PrivateTmp and the
+# Protect* settings of /proc, /sys and /dev.
 bats_require_minimum_version 1.8.2
 # bats file_tags=root
 
@@ -87,6 +88,15 @@ xfwd_syscalls() {
 		sed -nE 's/^[0-9]+ +([a-z0-9_]+)\(.*/\1/p' | sort -u
 }
 
+# xfwd_calls NAME: the first argument of each call NAME of the xfwd
+# process, one a line (socket families, setns namespace types).
+xfwd_calls() {
+	local pid
+	pid=$(awk '/execve\("[^"]*\/xfwd", .* = 0$/ { print $1; exit }' "$BATS_TEST_TMPDIR/st")
+	awk -v pid="$pid" '$1 == pid' "$BATS_TEST_TMPDIR/st" |
+		sed -nE "s/^[0-9]+ +$1\(([^,]*), ?([A-Z_]*).*/\1 \2/p" | sort -u
+}
+
 # The system calls SystemCallFilter= allows: its groups expanded.
 allowed_syscalls() {
 	local w
@@ -137,4 +147,11 @@ allowed_syscalls() {
 	run -0 xfwd_syscalls
 	assert_line bpf
 	assert_line setns
+	# Sockets of RestrictAddressFamilies=, setns() of RestrictNamespaces=.
+	run -0 comm -23 <(xfwd_calls socket | awk '{ print $1 }' | sort -u) \
+		<(unit_get RestrictAddressFamilies | tr ' ' '\n' | sort -u)
+	assert_output ""
+	run -0 xfwd_calls setns
+	assert_output --regexp '^[0-9]+ CLONE_NEWNET$'
+	assert_equal "$(unit_get RestrictNamespaces)" net
 }
