@@ -31,8 +31,13 @@ setup() {
 }
 
 teardown() {
+	local p
 	xr chain del dev veth1 all >/dev/null 2>&1 || true
 	xr redirect del dev veth2 all >/dev/null 2>&1 || true
+	# The state directory this test made for the sandbox, if still empty.
+	while read -r p; do
+		[[ $p != /var/lib/* ]] || rmdir "$p" 2>/dev/null || true
+	done <"$BATS_TEST_TMPDIR/made" 2>/dev/null || true
 	route_teardown
 }
 
@@ -59,8 +64,13 @@ in_sandbox() {
 	read -ra rw <<<"$(unit_get ReadWritePaths)"
 	rw+=("/run/$(unit_get RuntimeDirectory)" "/var/lib/$(unit_get StateDirectory)")
 	for p in "${rw[@]}"; do
-		[[ $p == /run/xfwd.lock ]] && { [[ -e $p ]] || : >"$p"; continue; }
-		[[ -d $p ]] || mkdir -m 0700 "$p"
+		[[ ! -e $p ]] || continue
+		if [[ $p == /run/xfwd.lock ]]; then
+			: >"$p"
+		else
+			mkdir -m 0700 "$p"
+			echo "$p" >>"$BATS_TEST_TMPDIR/made"
+		fi
 	done
 	strace -f -qq -o "$BATS_TEST_TMPDIR/st" unshare -m --propagation slave \
 		bash -c '
