@@ -1,13 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 # xfwd: one non-recursive Makefile. Output goes to build/; V=1 shows commands.
 
+# Cleaning needs no configuration: without this guard make would remake a
+# missing config.mk (install-deps, configure) before "make clean" or
+# dh_auto_clean's "make distclean".
+ifneq ($(filter-out clean distclean help,$(or $(MAKECMDGOALS),all)),)
 -include config.mk
+endif
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 BASH_COMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# Where systemd looks, whatever PREFIX: units and tmpfiles.d are not found
+# under /usr/local. /etc/xfwd is what the units restore from.
+SYSTEMDUNITDIR ?= /lib/systemd/system
+TMPFILESDIR ?= /usr/lib/tmpfiles.d
+SYSCONFDIR ?= /etc
 DESTDIR ?=
 
 CC ?= cc
@@ -58,15 +68,19 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=build/bench/%)
 BENCH_PROG_OBJS := $(BENCH_PROGS:bench/progs/%.bpf.c=build/bench/progs/%.bpf.o)
 MANS := $(wildcard man/man8/*.8.in)
 MAN_OUT := $(MANS:man/man8/%.8.in=build/man/%.8)
+UNITS := $(wildcard systemd/*.service.in)
+UNIT_OUT := $(UNITS:systemd/%.in=build/systemd/%)
 DEPS := $(CMD_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(BPF_OBJS:.o=.d) \
 	$(UNIT_BINS:=.d) $(BENCH_BINS:=.d) $(TEST_PROG_OBJS:.o=.d)
 
 .DELETE_ON_ERROR:
 # Generated objects and skeletons are kept: they are what make rebuilds from.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all check check-unit check-bats check-man demo bench bench-publish install clean distclean help deps
+.PHONY: all check check-unit check-bats check-man demo bench bench-publish install clean distclean help deps deb
 
-all: build/xfwd $(MAN_OUT)
+all: build/xfwd $(MAN_OUT) $(UNIT_OUT)
+
+FORCE:
 
 # Missing packages are installed (root on Debian) before configure runs.
 config.mk: configure scripts/install-deps
@@ -76,7 +90,7 @@ config.mk: configure scripts/install-deps
 deps:
 	$(Q)scripts/install-deps
 
-build build/cmd build/lib build/test build/test/progs build/bench build/bench/progs build/man:
+build build/cmd build/lib build/test build/test/progs build/bench build/bench/progs build/man build/systemd:
 	$(Q)mkdir -p $@
 
 build/%.bpf.o: bpf/%.bpf.c config.mk | build
@@ -96,15 +110,15 @@ build/%.skel.h: build/%.bpf.o
 # Skeletons are generated before any C file is compiled; -MMD then records
 # which objects really include which skeleton and header.
 build/cmd/%.o: cmd/%.c config.mk | build/cmd $(SKELS)
-	$(QUIET_CC)$(CC) $(XF_CFLAGS) -MMD -MP -c $< -o $@
+	$(QUIET_CC)$(CC) $(CPPFLAGS) $(XF_CFLAGS) -MMD -MP -c $< -o $@
 
 # lib/ knows no argv: cmd/'s headers are not on its include path.
 build/lib/%.o: lib/%.c config.mk | build/lib $(SKELS)
 	$(Q)mkdir -p $(@D)
-	$(QUIET_CC)$(CC) $(filter-out -Icmd,$(XF_CFLAGS)) -MMD -MP -c $< -o $@
+	$(QUIET_CC)$(CC) $(CPPFLAGS) $(filter-out -Icmd,$(XF_CFLAGS)) -MMD -MP -c $< -o $@
 
 build/xfwd: $(CMD_OBJS) $(LIB_OBJS)
-	$(QUIET_LINK)$(CC) $(XF_CFLAGS) -o $@ $^ $(LIBS)
+	$(QUIET_LINK)$(CC) $(XF_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # The unit tests and the bench tools link the base and the wings, and of
 # cmd/ only the argv cursor and the dispatcher.
@@ -118,6 +132,17 @@ build/bench/%: bench/%.c $(LIB_OBJS) $(CMD_SHARED) | build/bench $(SKELS)
 
 build/man/%.8: man/man8/%.8.in Makefile | build/man
 	$(QUIET_GEN)sed -e 's/@VERSION@/$(VERSION)/g' $< > $@
+
+# The units with the binary's installed path and the shared sandbox. The
+# stamp holds that path, rewritten when SBINDIR (or PREFIX) changes, so
+# "make install PREFIX=/usr" after "make" does not install units that name
+# another path.
+build/systemd.sbindir: FORCE | build
+	$(Q)echo '$(SBINDIR)' | cmp -s - $@ || echo '$(SBINDIR)' > $@
+
+build/systemd/%: systemd/%.in systemd/sandbox.inc build/systemd.sbindir | build/systemd
+	$(QUIET_GEN)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e '/^@SANDBOX@$$/{r systemd/sandbox.inc' \
+		-e 'd' -e '}' $< > $@
 
 # Fragments add their own targets (fuzz, check-kernels, ...) and append to
 # CHECK_EXTRA what make check runs after the main suite.
@@ -148,6 +173,25 @@ install: all
 	install -m 0755 build/xfwd $(DESTDIR)$(SBINDIR)/xfwd
 	install -m 0644 $(MAN_OUT) $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 completions/xfwd $(DESTDIR)$(BASH_COMPDIR)/xfwd
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR)
+	install -m 0644 $(UNIT_OUT) $(DESTDIR)$(SYSTEMDUNITDIR)/
+	install -m 0644 systemd/tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/xfwd.conf
+	install -d -m 0700 $(DESTDIR)$(SYSCONFDIR)/xfwd
+
+# dpkg-buildpackage writes the .deb beside the source tree it builds: it
+# builds a copy under build/deb/ (the files git knows, as a clone has
+# them), so the .deb, .buildinfo and .changes land in build/deb/ and
+# nothing outside this tree is written.
+DEB_SRC := build/deb/xfwd-$(VERSION)
+deb:
+	$(Q)test "$$(dpkg-parsechangelog -S Version)" = "$(VERSION)" || \
+		{ echo "Error: debian/changelog is not at version $(VERSION)." >&2; exit 1; }
+	$(Q)rm -rf build/deb
+	$(Q)mkdir -p $(DEB_SRC)
+	$(Q)git ls-files -z --cached --others --exclude-standard | \
+		tar --null -T - --ignore-failed-read -cf - | tar -xf - -C $(DEB_SRC)
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -Jauto
+	@echo "deb: $$(ls build/deb/*.deb)"
 
 clean:
 	$(Q)rm -rf build
@@ -156,9 +200,10 @@ distclean: clean
 	$(Q)rm -f config.mk config.mk.tmp
 
 help:
-	@echo 'Targets: all check demo bench bench-publish fuzz check-kernels install clean distclean'
+	@echo 'Targets: all check demo bench bench-publish fuzz check-kernels install deb clean distclean'
 	@echo 'Options: V=1 (show commands) FULL=1 (bench: every suite)'
 	@echo '         FUZZ_TIME=600 (fuzz: seconds per target)'
-	@echo 'install honours DESTDIR PREFIX SBINDIR MANDIR BASH_COMPDIR'
+	@echo 'install honours DESTDIR PREFIX SBINDIR MANDIR BASH_COMPDIR SYSTEMDUNITDIR'
+	@echo '         TMPFILESDIR SYSCONFDIR'
 
 -include $(DEPS)
