@@ -38,7 +38,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:exitcode=86:abort_on_erro
 ASAN_CMD_OBJS := $(CMD_SRCS:%.c=build/asan/%.o)
 ASAN_LIB_OBJS := $(LIB_SRCS:%.c=build/asan/%.o)
 ASAN_UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=build/asan/test/%)
-FUZZ_TARGETS := fuzz_cli fuzz_batch fuzz_elf
+FUZZ_TARGETS := fuzz_cli fuzz_batch fuzz_elf fuzz_restore
 FUZZ_BINS := $(FUZZ_TARGETS:%=build/asan/fuzz/%)
 DEPS += $(ASAN_CMD_OBJS:.o=.d) $(ASAN_LIB_OBJS:.o=.d) $(ASAN_UNIT_BINS:=.d) \
 	$(FUZZ_BINS:=.d)
@@ -90,6 +90,10 @@ build/asan/fuzz/fuzz_batch: test/fuzz/fuzz_cli.c $(FUZZ_CMD_OBJS) $(ASAN_LIB_OBJ
 build/asan/fuzz/fuzz_elf: test/fuzz/fuzz_elf.c $(ASAN_LIB_OBJS) build/asan/cmd/arg.o | build/asan/fuzz
 	$(QUIET_CC)$(FUZZ_CC) $(ASAN_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< \
 		$(filter-out build/asan/lib/chain/add.o,$(ASAN_LIB_OBJS)) build/asan/cmd/arg.o $(LIBS)
+
+build/asan/fuzz/fuzz_restore: test/fuzz/fuzz_restore.c $(ASAN_LIB_OBJS) build/asan/cmd/arg.o | build/asan/fuzz
+	$(QUIET_CC)$(FUZZ_CC) $(ASAN_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< \
+		$(ASAN_LIB_OBJS) build/asan/cmd/arg.o $(LIBS)
 
 fuzz-build: $(FUZZ_BINS) build/asan/xfwd $(ASAN_UNIT_BINS) $(TEST_PROG_OBJS) $(BPF_OBJS) \
 	$(FUZZ_PROG_OBJS)
