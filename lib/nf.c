@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nf.h"
+#include "vec.h"
 
 static const char *const nf_hook_names[XF_NF_HOOKS] = {
 	[XF_NF_INGRESS] = "ingress",
@@ -22,20 +23,10 @@ const char *xf_nf_hook_name(enum xf_nf_hook h)
 
 struct xf_nf_chain *xf_nf_add(struct xf_nf_set *s)
 {
-	struct xf_nf_chain *c;
+	struct xf_nf_chain *c = xf_vec_push(&s->c, &s->n, &s->cap, sizeof(*c));
 
-	if (s->n == s->cap) {
-		int cap = s->cap ? s->cap * 2 : 8;
-
-		c = realloc(s->c, cap * sizeof(*c));
-		if (!c)
-			return NULL;
-		s->c = c;
-		s->cap = cap;
-	}
-	c = &s->c[s->n++];
-	memset(c, 0, sizeof(*c));
-	c->family = "";
+	if (c)
+		c->family = "";
 	return c;
 }
 

@@ -24,6 +24,7 @@
 
 #include "digest.h"
 #include "file.h"
+#include "vec.h"
 #include "redirect/redirect.h"
 #include "route/route.h"
 #include "save/save.h"
@@ -91,20 +92,10 @@ static int sv_rd_del(struct sv_apply *ap, const struct xf_save_redirect *r)
 
 static struct sv_undo *sv_undo_push(struct sv_apply *ap, enum sv_undo_kind kind)
 {
-	struct sv_undo *u;
+	struct sv_undo *u = xf_vec_push(&ap->u, &ap->nu, &ap->cap, sizeof(*u));
 
-	if (ap->nu == ap->cap) {
-		int cap = ap->cap ? ap->cap * 2 : 16;
-
-		u = realloc(ap->u, cap * sizeof(*u));
-		if (!u)
-			return NULL;
-		ap->u = u;
-		ap->cap = cap;
-	}
-	u = &ap->u[ap->nu++];
-	memset(u, 0, sizeof(*u));
-	u->kind = kind;
+	if (u)
+		u->kind = kind;
 	return u;
 }
 

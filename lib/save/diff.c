@@ -12,6 +12,7 @@
 #include "redirect/redirect.h"
 #include "route/route.h"
 #include "save/save.h"
+#include "vec.h"
 
 const char *xf_diff_obj_name(enum xf_diff_obj o)
 {
@@ -32,18 +33,10 @@ void xf_diffs_free(struct xf_diffs *d)
 static int sv_diff_add(struct xf_diffs *out, enum xf_diff_obj obj, enum xf_diff_op op,
 		       int have, int want, const char *what)
 {
-	struct xf_diff *d;
+	struct xf_diff *d = xf_vec_push(&out->d, &out->n, &out->cap, sizeof(*d));
 
-	if (out->n == out->cap) {
-		int cap = out->cap ? out->cap * 2 : 16;
-
-		d = realloc(out->d, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		out->d = d;
-		out->cap = cap;
-	}
-	d = &out->d[out->n++];
+	if (!d)
+		return -ENOMEM;
 	d->obj = obj;
 	d->op = op;
 	d->have = have;

@@ -303,8 +303,9 @@ static json_t *sv_array(struct sv_parse *p, json_t *top, const char *key, int ma
 	return a;
 }
 
-static int sv_route_parse(struct sv_parse *p, json_t *o, int i, struct xf_save_route *r)
+static int sv_route_parse(struct sv_parse *p, json_t *o, int i, void *elem)
 {
+	struct xf_save_route *r = elem;
 	static const char *const keys[] = { "dev", "hook", "mode", "family", "lookup",
 					    "netfilter", NULL };
 	int h, m = 0, f, l, nf, err;
@@ -405,8 +406,9 @@ static int sv_member_parse(struct sv_parse *p, json_t *o, const char *at, struct
 	return 0;
 }
 
-static int sv_chain_parse(struct sv_parse *p, json_t *o, int i, struct xf_save_chain *c)
+static int sv_chain_parse(struct sv_parse *p, json_t *o, int i, void *elem)
 {
+	struct xf_save_chain *c = elem;
 	static const char *const keys[] = { "dev", "mode", "members", NULL };
 	char at[48];
 	json_t *ms;
@@ -453,8 +455,9 @@ static int sv_chain_parse(struct sv_parse *p, json_t *o, int i, struct xf_save_c
 	return 0;
 }
 
-static int sv_redirect_parse(struct sv_parse *p, json_t *o, int i, struct xf_save_redirect *r)
+static int sv_redirect_parse(struct sv_parse *p, json_t *o, int i, void *elem)
 {
+	struct xf_save_redirect *r = elem;
 	static const char *const keys[] = { "dev", "direction", "match", "to", "mode", "via",
 					    "hook", NULL };
 	static const char *const rhook_words[] = { "", "xdp", "tc", NULL };
@@ -488,12 +491,34 @@ static int sv_redirect_parse(struct sv_parse *p, json_t *o, int i, struct xf_sav
 	return 0;
 }
 
+/* The array key of top: each entry parsed by fn into a new array of
+ * elements of size sz, in *out (n in *count, also when one fails). */
+static int sv_entries(struct sv_parse *p, json_t *top, const char *key, int max, size_t sz,
+		      int (*fn)(struct sv_parse *, json_t *, int, void *), void **out, int *count)
+{
+	json_t *a;
+	int n, err;
+
+	a = sv_array(p, top, key, max, &n);
+	if (!a)
+		return -XF_EUSAGE;
+	*out = calloc(n ?: 1, sz);
+	if (!*out)
+		return -ENOMEM;
+	for (*count = 0; *count < n; (*count)++) {
+		err = fn(p, json_array_get(a, *count), *count, (char *)*out + *count * sz);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int xf_save_parse(const char *buf, size_t len, const char *where, struct xf_save *s)
 {
 	struct sv_parse p = { .where = where };
 	json_error_t je;
-	json_t *top, *a, *ver;
-	int n, err = -XF_EUSAGE;
+	json_t *top, *ver;
+	int err = -XF_EUSAGE;
 
 	memset(s, 0, sizeof(*s));
 	top = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
@@ -510,43 +535,12 @@ int xf_save_parse(const char *buf, size_t len, const char *where, struct xf_save
 		sv_bad(&p, "not %d, the only version this xfwd reads", XF_SAVE_VERSION);
 		goto out;
 	}
-	a = sv_array(&p, top, "route", XF_SAVE_MAX_ROUTES, &n);
-	if (!a)
-		goto out;
-	s->route = calloc(n ?: 1, sizeof(*s->route));
-	if (!s->route) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (s->nroute = 0; s->nroute < n; s->nroute++)
-		if (sv_route_parse(&p, json_array_get(a, s->nroute), s->nroute,
-				   &s->route[s->nroute]))
-			goto out;
-	a = sv_array(&p, top, "chain", XF_SAVE_MAX_CHAINS, &n);
-	if (!a)
-		goto out;
-	s->chain = calloc(n ?: 1, sizeof(*s->chain));
-	if (!s->chain) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (s->nchain = 0; s->nchain < n; s->nchain++)
-		if (sv_chain_parse(&p, json_array_get(a, s->nchain), s->nchain,
-				   &s->chain[s->nchain]))
-			goto out;
-	a = sv_array(&p, top, "redirect", XF_SAVE_MAX_RULES, &n);
-	if (!a)
-		goto out;
-	s->redirect = calloc(n ?: 1, sizeof(*s->redirect));
-	if (!s->redirect) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (s->nredirect = 0; s->nredirect < n; s->nredirect++)
-		if (sv_redirect_parse(&p, json_array_get(a, s->nredirect), s->nredirect,
-				      &s->redirect[s->nredirect]))
-			goto out;
-	err = 0;
+	err = sv_entries(&p, top, "route", XF_SAVE_MAX_ROUTES, sizeof(*s->route),
+			 sv_route_parse, (void **)&s->route, &s->nroute) ?:
+	      sv_entries(&p, top, "chain", XF_SAVE_MAX_CHAINS, sizeof(*s->chain),
+			 sv_chain_parse, (void **)&s->chain, &s->nchain) ?:
+	      sv_entries(&p, top, "redirect", XF_SAVE_MAX_RULES, sizeof(*s->redirect),
+			 sv_redirect_parse, (void **)&s->redirect, &s->nredirect);
 out:
 	json_decref(top);
 	if (err)

@@ -30,18 +30,27 @@ void xf_save_free(struct xf_save *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static void *sv_grow(void *p, int n, size_t size)
+/* A new zeroed entry at the end of *arr (n entries of sz), or NULL. The
+ * arrays grow 16 at a time: they are small. */
+static void *sv_push(void **arr, int *n, size_t sz)
 {
-	/* Grown by 16 at a time: the arrays are small. */
-	if (n % 16)
-		return p;
-	return realloc(p, (n + 16) * size);
+	char *v = *arr;
+
+	if (!(*n % 16)) {
+		v = realloc(*arr, (*n + 16) * sz);
+		if (!v)
+			return NULL;
+		*arr = v;
+	}
+	v += (*n)++ * sz;
+	memset(v, 0, sz);
+	return v;
 }
 
 static int sv_route_cb(const struct xf_route_iface *ri, void *arg)
 {
 	struct sv_read *r = arg;
-	struct xf_save_route *sr, *v;
+	struct xf_save_route *sr;
 
 	if (ri->err) {
 		fprintf(stderr, "Error: cannot read route member ifindex %d: %s.\n", ri->ifindex,
@@ -51,12 +60,9 @@ static int sv_route_cb(const struct xf_route_iface *ri, void *arg)
 	}
 	if (!ri->name[0])
 		return 0;
-	v = sv_grow(r->s->route, r->s->nroute, sizeof(*v));
-	if (!v)
+	sr = sv_push((void **)&r->s->route, &r->s->nroute, sizeof(*sr));
+	if (!sr)
 		return -ENOMEM;
-	r->s->route = v;
-	sr = &v[r->s->nroute++];
-	memset(sr, 0, sizeof(*sr));
 	snprintf(sr->dev, sizeof(sr->dev), "%s", ri->name);
 	sr->hook = ri->flags & XF_RTIF_AUTO ? XF_HOOK_AUTO : ri->hook;
 	if (sr->hook == XF_HOOK_XDP)
@@ -126,18 +132,15 @@ static int sv_member(struct sv_read *r, const struct xf_chain_info *ci,
 static int sv_chain_cb(const struct xf_chain_info *ci, void *arg)
 {
 	struct sv_read *r = arg;
-	struct xf_save_chain *sc, *v;
+	struct xf_save_chain *sc;
 	uint32_t i;
 	int err;
 
 	if (!ci->dev[0] || !ci->desc.n)
 		return 0;
-	v = sv_grow(r->s->chain, r->s->nchain, sizeof(*v));
-	if (!v)
+	sc = sv_push((void **)&r->s->chain, &r->s->nchain, sizeof(*sc));
+	if (!sc)
 		return -ENOMEM;
-	r->s->chain = v;
-	sc = &v[r->s->nchain++];
-	memset(sc, 0, sizeof(*sc));
 	snprintf(sc->dev, sizeof(sc->dev), "%s", ci->dev);
 	sc->generic = !strcmp(ci->mode, "generic");
 	for (i = 0; i < ci->desc.n && i < XF_CHAIN_MAX; i++) {
@@ -153,16 +156,13 @@ static int sv_chain_cb(const struct xf_chain_info *ci, void *arg)
 static int sv_redirect_cb(const struct xf_redirect_info *ri, void *arg)
 {
 	struct sv_read *r = arg;
-	struct xf_save_redirect *sr, *v;
+	struct xf_save_redirect *sr;
 
 	if (!ri->dev[0])
 		return 0;
-	v = sv_grow(r->s->redirect, r->s->nredirect, sizeof(*v));
-	if (!v)
+	sr = sv_push((void **)&r->s->redirect, &r->s->nredirect, sizeof(*sr));
+	if (!sr)
 		return -ENOMEM;
-	r->s->redirect = v;
-	sr = &v[r->s->nredirect++];
-	memset(sr, 0, sizeof(*sr));
 	snprintf(sr->dev, sizeof(sr->dev), "%s", ri->dev);
 	sr->dir = ri->dir;
 	sr->has_match = ri->has_match;
