@@ -195,12 +195,12 @@ static const struct cmd restore_cmds[] = {
 
 const struct object save_object = {
 	.name = "save", .cmds = save_cmds, .dflt = "save",
-	.summary = "write the namespace's whole xfwd state as one JSON document",
+	.summary = "write the namespace's whole state as one JSON document",
 	.command = true,
 };
 
 const struct object restore_object = {
 	.name = "restore", .cmds = restore_cmds, .dflt = "restore",
-	.summary = "make the namespace's xfwd state what a saved document says",
+	.summary = "make the namespace's state what a saved document says",
 	.command = true,
 };

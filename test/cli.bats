@@ -82,7 +82,7 @@ assert_usage_error() {
 @test "an ambiguous prefix is refused, naming the candidates" {
 	run -2 --separate-stderr xfwd r show
 	assert_equal "$output" ""
-	assert_equal "$stderr" 'Error: object "r" is ambiguous: route redirect.'
+	assert_equal "$stderr" 'Error: object "r" is ambiguous: route redirect restore.'
 	run -2 --separate-stderr xfwd chain s
 	assert_equal "$stderr" 'Error: command "s" is ambiguous: set show.'
 }
