@@ -151,29 +151,53 @@ struct xf_rt_md {
 
 #define XF_PKT_BY_MAC 0xff		/* XDP: compare with the ifcfg MAC */
 
+/* The one's complement sum of the 20-byte header, taken in 32-bit words
+ * (the grouping does not change a one's complement sum) and folded to 16
+ * bits; a valid header sums to 0xffff. */
 static __always_inline int xf_ipv4_csum_ok(const struct iphdr *iph)
 {
-	const __u16 *w = (const __u16 *)iph;
-	__u32 sum = 0;
-	int i;
+	const __u32 *w = (const __u32 *)iph;
+	__u64 sum = (__u64)w[0] + w[1] + w[2] + w[3] + w[4];
 
-#pragma unroll
-	for (i = 0; i < (int)sizeof(*iph) / 2; i++)
-		sum += w[i];
+	/* At most 35 bits: three folds leave at most 16. */
+	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return sum == 0xffff;
 }
 
-/* Sources and destinations that ip_route_input_slow() refuses. */
-static __always_inline int xf_ipv4_martian(__be32 saddr, __be32 daddr)
+/* The first octet of an IPv4 address in network order, on any host. */
+static __always_inline __u8 xf_ipv4_octet0(const __be32 *a)
 {
-	__u32 s = bpf_ntohl(saddr), d = bpf_ntohl(daddr);
+	return *(const __u8 *)a;
+}
 
-	if ((s >> 24) == 0 || (s >> 24) == 127 || (s >> 28) == 0xe ||
-	    s == 0xffffffff)
+/* Sources and destinations that ip_route_input_slow() refuses: 0/8,
+ * 127/8, and as source also multicast and the limited broadcast. */
+static __always_inline int xf_ipv4_martian(const __be32 *saddr, const __be32 *daddr)
+{
+	__u8 s0 = xf_ipv4_octet0(saddr), d0 = xf_ipv4_octet0(daddr);
+
+	if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 || *saddr == 0xffffffff)
 		return 1;
-	return (d >> 24) == 0 || (d >> 24) == 127;
+	return d0 == 0 || d0 == 127;
+}
+
+/* The EtherType as one 16-bit load (struct ethhdr is packed, so its field
+ * reads as two bytes), network order. */
+static __always_inline __u16 xf_eth_proto(const struct ethhdr *eth)
+{
+	return *(const __u16 *)((const void *)eth + 12);
+}
+
+/* Six bytes as three 16-bit words: the packet's MAC fields are packed and
+ * the FIB's are 2-aligned on the stack, so byte copies are all clang would
+ * emit otherwise. */
+static __always_inline void xf_mac_copy(void *to, const void *from)
+{
+	((__u16 *)to)[0] = ((const __u16 *)from)[0];
+	((__u16 *)to)[1] = ((const __u16 *)from)[1];
+	((__u16 *)to)[2] = ((const __u16 *)from)[2];
 }
 
 /* Sources and destinations that ipv6_rcv()/ip6_forward() drop. */
@@ -316,9 +340,9 @@ static __always_inline __u32 xf_rt_parse4(void *data, void *data_end,
 		md->l3len = md->len - ETH_HLEN;
 	if (md->l3len < sizeof(*iph) || md->l3len > md->len - ETH_HLEN)
 		return XF_RR_BAD_LEN;
-	if ((bpf_ntohl(iph->daddr) >> 28) == 0xe || iph->daddr == 0xffffffff)
+	if ((xf_ipv4_octet0(&iph->daddr) & 0xf0) == 0xe0 || iph->daddr == 0xffffffff)
 		return XF_RR_MULTICAST;
-	if (xf_ipv4_martian(iph->saddr, iph->daddr))
+	if (xf_ipv4_martian(&iph->saddr, &iph->daddr))
 		return XF_RR_MARTIAN;
 
 	*ttl = iph->ttl;
@@ -462,18 +486,20 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	struct bpf_fib_lookup *fib = &md->fib;
 	struct ethhdr *eth = data;
 	__u32 flags = 0, r;
+	__u16 proto;
 	__u8 ttl = 0;
 	int rc;
 
 	if ((void *)(eth + 1) > data_end)
 		return XF_RR_BAD_LEN;
-	if (eth->h_proto == bpf_htons(ETH_P_8021Q) ||
-	    eth->h_proto == bpf_htons(ETH_P_8021AD) || md->vlan)
+	proto = xf_eth_proto(eth);
+	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD) ||
+	    md->vlan)
 		return XF_RR_VLAN;
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+	if (proto == bpf_htons(ETH_P_IP)) {
 		if (!(md->cfl & XF_RTIF_INET))
 			return XF_RR_FAMILY;
-	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+	} else if (proto == bpf_htons(ETH_P_IPV6)) {
 		if (!(md->cfl & XF_RTIF_INET6))
 			return XF_RR_FAMILY;
 	} else {
@@ -494,7 +520,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	}
 
 	fib->ifindex = md->iif;
-	if (eth->h_proto == bpf_htons(ETH_P_IP))
+	if (proto == bpf_htons(ETH_P_IP))
 		r = xf_rt_parse4(data, data_end, md, &ttl);
 	else
 		r = xf_rt_parse6(data, data_end, md, &ttl);
@@ -563,7 +589,7 @@ static __always_inline __s64 xf_rt_rewrite(void *data, void *data_end,
 
 	if ((void *)(eth + 1) > data_end)
 		return -1;
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+	if (xf_eth_proto(eth) == bpf_htons(ETH_P_IP)) {
 		struct iphdr *iph = data + ETH_HLEN;
 		__u32 check;
 
@@ -583,14 +609,14 @@ static __always_inline __s64 xf_rt_rewrite(void *data, void *data_end,
 		old = *w;
 		ip6h->hop_limit--;
 		if (macs) {
-			__builtin_memcpy(eth->h_dest, md->fib.dmac, ETH_ALEN);
-			__builtin_memcpy(eth->h_source, md->fib.smac, ETH_ALEN);
+			xf_mac_copy(eth->h_dest, md->fib.dmac);
+			xf_mac_copy(eth->h_source, md->fib.smac);
 		}
 		return (__u16)~old + (__u32)*w;
 	}
 	if (macs) {
-		__builtin_memcpy(eth->h_dest, md->fib.dmac, ETH_ALEN);
-		__builtin_memcpy(eth->h_source, md->fib.smac, ETH_ALEN);
+		xf_mac_copy(eth->h_dest, md->fib.dmac);
+		xf_mac_copy(eth->h_source, md->fib.smac);
 	}
 	return 0;
 }
