@@ -35,7 +35,10 @@
  *  - Egress == ingress is passed: the kernel may send an ICMP redirect.
  *  - rp_filter (IPv4 only, as in the kernel) is a second lookup with the
  *    addresses swapped; strict needs it to leave through the ingress
- *    device, loose only needs a unicast route back.
+ *    device, loose only needs a unicast route back. With rp_filter off the
+ *    same lookup finds sources that are local addresses, which the kernel
+ *    drops too; where it checks nothing (accept_local, no realms) the
+ *    lookup is skipped (XF_RTIF_SRC_ANY).
  *  - Ethernet padding after the IP packet is cut before forwarding, as
  *    ip_rcv()/ipv6_rcv() do.
  *  - tc, GSO: the FIB's MTU check gets the length of one segment (TCP: IP
@@ -423,7 +426,9 @@ static __always_inline int xf_rt_is_local(const struct bpf_fib_lookup *fib)
  * on the destination cannot see that. Such a source is a local route
  * (NOT_FWDED) looked up backwards; so is a source with no route at all,
  * which the kernel would forward: passed too, the conservative way.
- * XF_RR_FORWARDED when the source is fine. */
+ * Not called where the kernel checks no source at all (XF_RTIF_SRC_ANY:
+ * accept_local, fib_validate_source()'s shortcut). XF_RR_FORWARDED when
+ * the source is fine. */
 static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 					   __u32 flags)
 {
@@ -550,7 +555,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 
 	/* A unicast route exists; now the kernel's order: reverse path
 	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
-	if (XF_PROF_ON(XF_PROF_SOURCE4) && md->v4) {
+	if (XF_PROF_ON(XF_PROF_SOURCE4) && md->v4 && !(md->cfl & XF_RTIF_SRC_ANY)) {
 		r = xf_rt_source4(ctx, md, flags);
 		if (r != XF_RR_FORWARDED)
 			return r;
