@@ -127,30 +127,35 @@ struct {
 
 enum xf_rt_hook { XF_RT_XDP, XF_RT_TC };
 
-/* What one packet's decision needs and produces, for both hooks. */
+/* What one packet's decision needs and produces, for both hooks. Only the
+ * part up to iif is zeroed per packet (XF_RT_MD_ZERO): the rest is written
+ * before it is read on every path. */
 struct xf_rt_md {
 	struct bpf_fib_lookup fib;	/* input, then the FIB's answer */
-	__u32 iif;
-	__u32 len;			/* whole packet, Ethernet included */
 	__u32 gso_size;			/* tc: skb gso_size, else 0 */
 	__u32 mark;			/* tc: skb->mark, else 0 */
-	__u32 cfl;			/* ingress XF_RTIF_* flags */
-	__u32 l3len;			/* IP length from the header */
 	__s32 fib_rc;
 	__s32 rp_rc;
 	__u32 rp_oif;
-	__u32 tflags;			/* XF_RTT_* */
 	__u32 ocfl;			/* tc: egress XF_RTIF_* flags */
+	__u32 l3len;			/* IP length from the header */
+	__u8 vlan;			/* tc: skb has an offloaded tag */
+	__u8 gso_segcheck;		/* tc: GSO seglen not derived, check */
+	__u8 v4;			/* the packet is IPv4 */
+	__u8 trace;			/* route get's run: not counted */
+	/* Written before read: */
+	__u32 iif;
+	__u32 len;			/* whole packet, Ethernet included */
+	__u32 cfl;			/* ingress XF_RTIF_* flags */
+	__u32 tflags;			/* XF_RTT_* */
 	__be32 saddr4, daddr4;		/* IPv4 addresses (the FIB rewrites) */
 	__u16 mac[3];			/* ingress address (XDP) */
 	__u16 peer_mac[3];		/* tc: egress peer's address */
 	__u8 pkt_type;			/* tc: skb->pkt_type */
-	__u8 vlan;			/* tc: skb has an offloaded tag */
-	__u8 gso_segcheck;		/* tc: GSO seglen not derived, check */
-	__u8 v4;			/* the packet is IPv4 */
 	__u8 tos;			/* IPv4 TOS, for skb->priority */
-	__u8 trace;			/* route get's run: not counted */
 };
+
+#define XF_RT_MD_ZERO offsetof(struct xf_rt_md, iif)
 
 #define XF_PKT_BY_MAC 0xff		/* XDP: compare with the ifcfg MAC */
 
@@ -692,7 +697,7 @@ int xf_route_xdp(struct xdp_md *ctx)
 	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0;
 	int trace = 0;
 
-	__builtin_memset(&md, 0, sizeof(md));
+	__builtin_memset(&md, 0, XF_RT_MD_ZERO);
 	md.iif = ctx->ingress_ifindex;
 	md.len = data_end - data;
 	md.pkt_type = XF_PKT_BY_MAC;
@@ -790,7 +795,7 @@ int xf_route_tc(struct __sk_buff *skb)
 	int trace = 0, neigh = 0;
 	__s64 diff;
 
-	__builtin_memset(&md, 0, sizeof(md));
+	__builtin_memset(&md, 0, XF_RT_MD_ZERO);
 	md.iif = skb->ifindex;
 	md.len = skb->len;
 	md.gso_size = skb->gso_size;
