@@ -819,11 +819,14 @@ int xf_route_tc(struct __sk_buff *skb)
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
 	linear = data_end - data;
-	need = xf_tc_need(data, data_end);
-	if (need > linear && skb->len > linear) {
-		bpf_skb_pull_data(skb, need < skb->len ? need : skb->len);
-		data = (void *)(long)skb->data;
-		data_end = (void *)(long)skb->data_end;
+	if (md.len > linear) {
+		/* Not all linear: only then can there be more to pull. */
+		need = xf_tc_need(data, data_end);
+		if (need > linear) {
+			bpf_skb_pull_data(skb, need < md.len ? need : md.len);
+			data = (void *)(long)skb->data;
+			data_end = (void *)(long)skb->data_end;
+		}
 	}
 
 	reason = xf_rt_decide(skb, data, data_end, &md, XF_RT_TC);
