@@ -35,7 +35,10 @@
  *  - Egress == ingress is passed: the kernel may send an ICMP redirect.
  *  - rp_filter (IPv4 only, as in the kernel) is a second lookup with the
  *    addresses swapped; strict needs it to leave through the ingress
- *    device, loose only needs a unicast route back.
+ *    device, loose only needs a unicast route back. With rp_filter off the
+ *    same lookup finds sources that are local addresses, which the kernel
+ *    drops too; where it checks nothing (accept_local, no realms) the
+ *    lookup is skipped (XF_RTIF_SRC_ANY).
  *  - Ethernet padding after the IP packet is cut before forwarding, as
  *    ip_rcv()/ipv6_rcv() do.
  *  - tc, GSO: the FIB's MTU check gets the length of one segment (TCP: IP
@@ -124,56 +127,85 @@ struct {
 
 enum xf_rt_hook { XF_RT_XDP, XF_RT_TC };
 
-/* What one packet's decision needs and produces, for both hooks. */
+/* What one packet's decision needs and produces, for both hooks. Only the
+ * part up to iif is zeroed per packet (XF_RT_MD_ZERO): the rest is written
+ * before it is read on every path. */
 struct xf_rt_md {
 	struct bpf_fib_lookup fib;	/* input, then the FIB's answer */
-	__u32 iif;
-	__u32 len;			/* whole packet, Ethernet included */
 	__u32 gso_size;			/* tc: skb gso_size, else 0 */
 	__u32 mark;			/* tc: skb->mark, else 0 */
-	__u32 cfl;			/* ingress XF_RTIF_* flags */
-	__u32 l3len;			/* IP length from the header */
 	__s32 fib_rc;
 	__s32 rp_rc;
 	__u32 rp_oif;
-	__u32 tflags;			/* XF_RTT_* */
 	__u32 ocfl;			/* tc: egress XF_RTIF_* flags */
+	__u32 l3len;			/* IP length from the header */
+	__u8 vlan;			/* tc: skb has an offloaded tag */
+	__u8 gso_segcheck;		/* tc: GSO seglen not derived, check */
+	__u8 v4;			/* the packet is IPv4 */
+	__u8 trace;			/* route get's run: not counted */
+	/* Written before read: */
+	__u32 iif;
+	__u32 len;			/* whole packet, Ethernet included */
+	__u32 cfl;			/* ingress XF_RTIF_* flags */
+	__u32 tflags;			/* XF_RTT_* */
 	__be32 saddr4, daddr4;		/* IPv4 addresses (the FIB rewrites) */
 	__u16 mac[3];			/* ingress address (XDP) */
 	__u16 peer_mac[3];		/* tc: egress peer's address */
 	__u8 pkt_type;			/* tc: skb->pkt_type */
-	__u8 vlan;			/* tc: skb has an offloaded tag */
-	__u8 gso_segcheck;		/* tc: GSO seglen not derived, check */
-	__u8 v4;			/* the packet is IPv4 */
 	__u8 tos;			/* IPv4 TOS, for skb->priority */
-	__u8 trace;			/* route get's run: not counted */
 };
+
+#define XF_RT_MD_ZERO offsetof(struct xf_rt_md, iif)
 
 #define XF_PKT_BY_MAC 0xff		/* XDP: compare with the ifcfg MAC */
 
+/* The one's complement sum of the 20-byte header, taken in 32-bit words
+ * (the grouping does not change a one's complement sum) and folded to 16
+ * bits; a valid header sums to 0xffff. */
 static __always_inline int xf_ipv4_csum_ok(const struct iphdr *iph)
 {
-	const __u16 *w = (const __u16 *)iph;
-	__u32 sum = 0;
-	int i;
+	const __u32 *w = (const __u32 *)iph;
+	__u64 sum = (__u64)w[0] + w[1] + w[2] + w[3] + w[4];
 
-#pragma unroll
-	for (i = 0; i < (int)sizeof(*iph) / 2; i++)
-		sum += w[i];
+	/* At most 35 bits: three folds leave at most 16. */
+	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return sum == 0xffff;
 }
 
-/* Sources and destinations that ip_route_input_slow() refuses. */
-static __always_inline int xf_ipv4_martian(__be32 saddr, __be32 daddr)
+/* The first octet of an IPv4 address in network order, on any host. */
+static __always_inline __u8 xf_ipv4_octet0(const __be32 *a)
 {
-	__u32 s = bpf_ntohl(saddr), d = bpf_ntohl(daddr);
+	return *(const __u8 *)a;
+}
 
-	if ((s >> 24) == 0 || (s >> 24) == 127 || (s >> 28) == 0xe ||
-	    s == 0xffffffff)
+/* Sources and destinations that ip_route_input_slow() refuses: 0/8,
+ * 127/8, and as source also multicast and the limited broadcast. */
+static __always_inline int xf_ipv4_martian(const __be32 *saddr, const __be32 *daddr)
+{
+	__u8 s0 = xf_ipv4_octet0(saddr), d0 = xf_ipv4_octet0(daddr);
+
+	if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 || *saddr == 0xffffffff)
 		return 1;
-	return (d >> 24) == 0 || (d >> 24) == 127;
+	return d0 == 0 || d0 == 127;
+}
+
+/* The EtherType as one 16-bit load (struct ethhdr is packed, so its field
+ * reads as two bytes), network order. */
+static __always_inline __u16 xf_eth_proto(const struct ethhdr *eth)
+{
+	return *(const __u16 *)((const void *)eth + 12);
+}
+
+/* Six bytes as three 16-bit words: the packet's MAC fields are packed and
+ * the FIB's are 2-aligned on the stack, so byte copies are all clang would
+ * emit otherwise. */
+static __always_inline void xf_mac_copy(void *to, const void *from)
+{
+	((__u16 *)to)[0] = ((const __u16 *)from)[0];
+	((__u16 *)to)[1] = ((const __u16 *)from)[1];
+	((__u16 *)to)[2] = ((const __u16 *)from)[2];
 }
 
 /* Sources and destinations that ipv6_rcv()/ip6_forward() drop. */
@@ -316,9 +348,9 @@ static __always_inline __u32 xf_rt_parse4(void *data, void *data_end,
 		md->l3len = md->len - ETH_HLEN;
 	if (md->l3len < sizeof(*iph) || md->l3len > md->len - ETH_HLEN)
 		return XF_RR_BAD_LEN;
-	if ((bpf_ntohl(iph->daddr) >> 28) == 0xe || iph->daddr == 0xffffffff)
+	if ((xf_ipv4_octet0(&iph->daddr) & 0xf0) == 0xe0 || iph->daddr == 0xffffffff)
 		return XF_RR_MULTICAST;
-	if (xf_ipv4_martian(iph->saddr, iph->daddr))
+	if (xf_ipv4_martian(&iph->saddr, &iph->daddr))
 		return XF_RR_MARTIAN;
 
 	*ttl = iph->ttl;
@@ -399,7 +431,9 @@ static __always_inline int xf_rt_is_local(const struct bpf_fib_lookup *fib)
  * on the destination cannot see that. Such a source is a local route
  * (NOT_FWDED) looked up backwards; so is a source with no route at all,
  * which the kernel would forward: passed too, the conservative way.
- * XF_RR_FORWARDED when the source is fine. */
+ * Not called where the kernel checks no source at all (XF_RTIF_SRC_ANY:
+ * accept_local, fib_validate_source()'s shortcut). XF_RR_FORWARDED when
+ * the source is fine. */
 static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 					   __u32 flags)
 {
@@ -462,18 +496,20 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	struct bpf_fib_lookup *fib = &md->fib;
 	struct ethhdr *eth = data;
 	__u32 flags = 0, r;
+	__u16 proto;
 	__u8 ttl = 0;
 	int rc;
 
 	if ((void *)(eth + 1) > data_end)
 		return XF_RR_BAD_LEN;
-	if (eth->h_proto == bpf_htons(ETH_P_8021Q) ||
-	    eth->h_proto == bpf_htons(ETH_P_8021AD) || md->vlan)
+	proto = xf_eth_proto(eth);
+	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD) ||
+	    md->vlan)
 		return XF_RR_VLAN;
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+	if (proto == bpf_htons(ETH_P_IP)) {
 		if (!(md->cfl & XF_RTIF_INET))
 			return XF_RR_FAMILY;
-	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+	} else if (proto == bpf_htons(ETH_P_IPV6)) {
 		if (!(md->cfl & XF_RTIF_INET6))
 			return XF_RR_FAMILY;
 	} else {
@@ -494,7 +530,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	}
 
 	fib->ifindex = md->iif;
-	if (eth->h_proto == bpf_htons(ETH_P_IP))
+	if (proto == bpf_htons(ETH_P_IP))
 		r = xf_rt_parse4(data, data_end, md, &ttl);
 	else
 		r = xf_rt_parse6(data, data_end, md, &ttl);
@@ -524,7 +560,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 
 	/* A unicast route exists; now the kernel's order: reverse path
 	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
-	if (XF_PROF_ON(XF_PROF_SOURCE4) && md->v4) {
+	if (XF_PROF_ON(XF_PROF_SOURCE4) && md->v4 && !(md->cfl & XF_RTIF_SRC_ANY)) {
 		r = xf_rt_source4(ctx, md, flags);
 		if (r != XF_RR_FORWARDED)
 			return r;
@@ -563,7 +599,7 @@ static __always_inline __s64 xf_rt_rewrite(void *data, void *data_end,
 
 	if ((void *)(eth + 1) > data_end)
 		return -1;
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+	if (xf_eth_proto(eth) == bpf_htons(ETH_P_IP)) {
 		struct iphdr *iph = data + ETH_HLEN;
 		__u32 check;
 
@@ -583,14 +619,14 @@ static __always_inline __s64 xf_rt_rewrite(void *data, void *data_end,
 		old = *w;
 		ip6h->hop_limit--;
 		if (macs) {
-			__builtin_memcpy(eth->h_dest, md->fib.dmac, ETH_ALEN);
-			__builtin_memcpy(eth->h_source, md->fib.smac, ETH_ALEN);
+			xf_mac_copy(eth->h_dest, md->fib.dmac);
+			xf_mac_copy(eth->h_source, md->fib.smac);
 		}
 		return (__u16)~old + (__u32)*w;
 	}
 	if (macs) {
-		__builtin_memcpy(eth->h_dest, md->fib.dmac, ETH_ALEN);
-		__builtin_memcpy(eth->h_source, md->fib.smac, ETH_ALEN);
+		xf_mac_copy(eth->h_dest, md->fib.dmac);
+		xf_mac_copy(eth->h_source, md->fib.smac);
 	}
 	return 0;
 }
@@ -661,7 +697,7 @@ int xf_route_xdp(struct xdp_md *ctx)
 	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0;
 	int trace = 0;
 
-	__builtin_memset(&md, 0, sizeof(md));
+	__builtin_memset(&md, 0, XF_RT_MD_ZERO);
 	md.iif = ctx->ingress_ifindex;
 	md.len = data_end - data;
 	md.pkt_type = XF_PKT_BY_MAC;
@@ -759,7 +795,7 @@ int xf_route_tc(struct __sk_buff *skb)
 	int trace = 0, neigh = 0;
 	__s64 diff;
 
-	__builtin_memset(&md, 0, sizeof(md));
+	__builtin_memset(&md, 0, XF_RT_MD_ZERO);
 	md.iif = skb->ifindex;
 	md.len = skb->len;
 	md.gso_size = skb->gso_size;
@@ -783,11 +819,14 @@ int xf_route_tc(struct __sk_buff *skb)
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
 	linear = data_end - data;
-	need = xf_tc_need(data, data_end);
-	if (need > linear && skb->len > linear) {
-		bpf_skb_pull_data(skb, need < skb->len ? need : skb->len);
-		data = (void *)(long)skb->data;
-		data_end = (void *)(long)skb->data_end;
+	if (md.len > linear) {
+		/* Not all linear: only then can there be more to pull. */
+		need = xf_tc_need(data, data_end);
+		if (need > linear) {
+			bpf_skb_pull_data(skb, need < md.len ? need : md.len);
+			data = (void *)(long)skb->data;
+			data_end = (void *)(long)skb->data_end;
+		}
 	}
 
 	reason = xf_rt_decide(skb, data, data_end, &md, XF_RT_TC);

@@ -98,8 +98,13 @@ struct xf_route_stat {
 #define XF_RTIF_NEIGH (1U << 7)		/* tc: bpf_redirect_neigh on no_neigh */
 /* Egress: tc may deliver with bpf_redirect_peer() into its peer (peer_mac)
  * because nothing on the way would act: see rt_peer_ok() in
- * lib/route_peer.c for the conditions, checked at attach and refresh. */
+ * lib/route/fast.c for the conditions, checked at attach and refresh. */
 #define XF_RTIF_PEER (1U << 8)
+/* IPv4 ingress: the kernel checks no source arriving here, so neither does
+ * the fast path (no reverse lookup): accept_local on ("all" or the
+ * interface), rp_filter off, and no route in the namespace with a realm.
+ * See rt_fast_source() in lib/route/fast.c. */
+#define XF_RTIF_SRC_ANY (1U << 9)
 
 /* xf_rt_ifcfg: HASH, key = ifindex (__u32). Written before the program is
  * attached to the interface, deleted after it is detached. */

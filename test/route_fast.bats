@@ -222,3 +222,92 @@ local_pass() {
 	# The lookup ran: its own answer, not the hint's.
 	assert_output --partial "fib_rc:  4"
 }
+
+# --- no reverse lookup where the kernel checks no source -------------------
+
+# spoofed_delivered SRC: 5 echo frames h1 -> h2 with source SRC, then 5
+# with h1's own; prints how many of the first 5 h2 received by the time
+# the other 5 arrived.
+spoofed_delivered() {
+	local e
+	e=$(kstat "$XF_NS_H2" IcmpInEchos)
+	SRC4=$1 frames 5 echo4 >/dev/null
+	frames 5 echo4 >/dev/null
+	wait_until 3 kstat_ge "$XF_NS_H2" IcmpInEchos $((e + 5))
+	echo $(($(kstat "$XF_NS_H2" IcmpInEchos) - e - 5))
+}
+
+# Two sources that only a source check refuses: r1's own address on veth2
+# (fib_validate_source()'s quick check) and the broadcast address of
+# veth2's subnet (only its full check, a reverse lookup, sees that).
+BCAST4=198.18.2.255
+
+@test "accept_local on: the sources the kernel leaves unchecked are forwarded, without a reverse lookup" {
+	local hook
+	warm_up
+	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1
+	# The kernel alone forwards both.
+	assert_equal "$(spoofed_delivered "$XF_R1_IP4B")" 5
+	assert_equal "$(spoofed_delivered $BCAST4)" 5
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		assert_equal "$(spoofed_delivered "$XF_R1_IP4B")" 5
+		assert_equal "$(spoofed_delivered $BCAST4)" 5
+		assert_equal "$(ctr veth1 forwarded)" 20
+		assert_equal "$(ctr veth1 martian)" 0
+		# route get skips the lookup the same way: no reverse answer.
+		run -0 xr -j route get "$XF_H2_IP4" iif veth1 from "$XF_R1_IP4B"
+		assert_equal "$(jq -r .reason <<<"$output")" forwarded
+		run -0 xr route detach all
+	done
+}
+
+@test "accept_local off: a source that is r1's own address is looked up and passed; the kernel drops it" {
+	local hook
+	warm_up
+	assert_equal "$(spoofed_delivered "$XF_R1_IP4B")" 0
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		assert_equal "$(spoofed_delivered "$XF_R1_IP4B")" 0
+		assert_equal "$(ctr veth1 martian)" 5
+		assert_equal "$(ctr veth1 forwarded)" 5
+		run -0 xr route detach all
+	done
+}
+
+@test "accept_local on with rp_filter on: sources are still looked up" {
+	local hook
+	warm_up
+	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1 net.ipv4.conf.all.rp_filter=1
+	# h2's subnet as the source, from h1's side.
+	assert_equal "$(spoofed_delivered 198.18.2.77)" 0
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		assert_equal "$(spoofed_delivered 198.18.2.77)" 0
+		assert_equal "$(ctr veth1 rp_filter)" 5
+		run -0 xr route detach all
+	done
+}
+
+@test "accept_local on with a realm on a route: sources are still looked up" {
+	local hook
+	warm_up
+	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1
+	ip -n "$XF_NS_R1" route add 198.18.99.0/24 dev veth2 realm 7
+	if [[ $(ip -n "$XF_NS_R1" route show 198.18.99.0/24) != *realm* ]]; then
+		skip "this kernel keeps no realms (CONFIG_IP_ROUTE_CLASSID)"
+	fi
+	# With a realm the kernel looks every source up: a broadcast one is
+	# refused.
+	assert_equal "$(spoofed_delivered $BCAST4)" 0
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		assert_equal "$(spoofed_delivered $BCAST4)" 0
+		assert_equal "$(ctr veth1 martian)" 5
+		run -0 xr route detach all
+	done
+}

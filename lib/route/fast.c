@@ -27,6 +27,17 @@
  * What differs and is not forwarding: E's tx counters and packet taps on E
  * do not see these packets (the peer's rx counters do).
  *
+ * No source check (XF_RTIF_SRC_ANY, IPv4). The kernel checks the source of
+ * a forwarded packet in fib_validate_source(). With rp_filter off (the
+ * larger of "all" and the ingress interface), no route in the namespace
+ * carrying a realm (fib_num_tclassid_users) and the packet not sent back
+ * out of its ingress interface, it checks nothing at all when accept_local
+ * is on ("all" or the interface); otherwise it drops a source that is one
+ * of its own addresses, which only a reverse lookup shows the fast path.
+ * So the fast path skips that lookup exactly where accept_local is on,
+ * rp_filter is off and no realm is in use. The ingress interface as egress
+ * is passed anyway (hairpin). Read at attach and refresh like rp_filter.
+ *
  * xf_rt_local: the namespace's addresses, so traffic to r1 itself is
  * passed before the FIB lookup. A hint that only ever passes: see
  * xfwd_bpf.h. */
@@ -43,6 +54,7 @@
 #include "nl.h"
 #include "nl_addr.h"
 #include "nl_link.h"
+#include "nl_route.h"
 #include "nl_tc.h"
 #include "internal.h"
 
@@ -115,8 +127,11 @@ static bool rt_peer_ok(struct rt_fast *f, int ifindex, uint8_t *mac)
 void rt_fast_begin(struct rt_fast *f)
 {
 	f->nl = NULL;
+	f->realms = true;
 	if (xf_nl_open(&f->nl, NETLINK_ROUTE))
 		f->nl = NULL;
+	else
+		f->realms = xf_route4_realms(f->nl) != 0;
 }
 
 void rt_fast_peer(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg)
@@ -125,6 +140,15 @@ void rt_fast_peer(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg)
 	memset(cfg->peer_mac, 0, sizeof(cfg->peer_mac));
 	if (rt_peer_ok(f, ifindex, cfg->peer_mac))
 		cfg->flags |= XF_RTIF_PEER;
+}
+
+void rt_fast_source(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg)
+{
+	cfg->flags &= ~XF_RTIF_SRC_ANY;
+	if (f->realms || (cfg->flags & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)))
+		return;
+	if (rt_accept_local(ifindex))
+		cfg->flags |= XF_RTIF_SRC_ANY;
 }
 
 static void rt_local_add(int family, const uint8_t *addr, void *arg)

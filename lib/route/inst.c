@@ -131,6 +131,7 @@ int rt_refresh(struct xf_inst *in)
 		cfg.flags |= rt_rp_filter_flags(key);
 		rt_family_flags(&cfg.flags);
 		rt_fast_peer(&fast, key, &cfg);
+		rt_fast_source(&fast, key, &cfg);
 		if (rt_ifcfg_put(in, key, &cfg, BPF_EXIST))
 			err = -errno;
 		if (cfg.flags & XF_RTIF_XDP_XMIT) {
@@ -183,6 +184,18 @@ uint32_t rt_rp_filter_flags(int ifindex)
 	dev = rt_sysctl_int(path, 0);
 	v = all > dev ? all : dev;
 	return v == 1 ? XF_RTIF_RP_STRICT : v == 2 ? XF_RTIF_RP_LOOSE : 0;
+}
+
+/* accept_local as the kernel applies it: "all" or the device. */
+bool rt_accept_local(int ifindex)
+{
+	char name[IF_NAMESIZE], path[128];
+
+	if (!if_indextoname(ifindex, name))
+		return false;
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/accept_local", name);
+	return rt_sysctl_int("/proc/sys/net/ipv4/conf/all/accept_local", 0) > 0 ||
+	       rt_sysctl_int(path, 0) > 0;
 }
 
 /* hook xdp: route joins the interface's XDP chain as the member "route",

@@ -40,6 +40,8 @@ int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags);
 const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook);
 /* XF_RTIF_RP_* for the rp_filter the kernel applies on ifindex. */
 uint32_t rt_rp_filter_flags(int ifindex);
+/* Whether the kernel applies accept_local on ifindex ("all" or its own). */
+bool rt_accept_local(int ifindex);
 /* Every ifindex with a route link pin in this namespace, also of interfaces
  * that have gone, sorted. Returns the count. */
 int rt_pinned_ifindexes(int *out, int max);
@@ -87,6 +89,7 @@ int rt_refresh(struct xf_inst *in);
 /* The fast path's shortcuts (fast.c), read at attach and on every refresh. */
 struct rt_fast {
 	struct xf_nl *nl;	/* NULL: no shortcut is granted */
+	bool realms;		/* an IPv4 route has a realm, or unknown */
 };
 
 /* Write (or delete) ifindex's xf_rt_ifcfg entry and its direct-mapped
@@ -99,6 +102,9 @@ int rt_ifcfg_del(struct xf_inst *in, uint32_t ifindex);
 void rt_fast_begin(struct rt_fast *f);
 /* Set (or clear) XF_RTIF_PEER and peer_mac of ifindex's cfg. */
 void rt_fast_peer(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg);
+/* Set (or clear) XF_RTIF_SRC_ANY of ifindex's cfg, whose rp_filter flags
+ * are already current. */
+void rt_fast_source(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg);
 /* Write this namespace's addresses into xf_rt_local and close. 0/-errno. */
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in);
 

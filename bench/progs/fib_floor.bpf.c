@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* fib_floor: the least an XDP forwarder decided by the FIB can cost, for
+ * bench/stages to put beside the route program. It reads Ethernet and the
+ * IP header, refuses what has no business being looked up (TTL <= 1, IPv4
+ * options), makes one bpf_fib_lookup() (two for IPv4 with
+ * XF_FLOOR_SOURCE4: the reverse lookup of the source that exactness costs,
+ * see route.bpf.c) and redirects through a devmap. It writes nothing, so
+ * BPF_PROG_RUN repeats see the same bytes, as the stages variants do. It
+ * checks almost nothing the kernel checks: a floor, not a forwarder. */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#ifndef XF_FLOOR_SOURCE4
+#define XF_FLOOR_SOURCE4 0
+#endif
+
+/* bench/stages loads this with the route instance's devmap. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, 255);
+	__type(key, __u32);
+	__type(value, __u32);
+} xf_tx_ports SEC(".maps");
+
+SEC("xdp")
+int xf_fib_floor(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct bpf_fib_lookup fib = {};
+	struct ethhdr *eth = data;
+	int rc;
+
+	if ((void *)(eth + 1) > data_end)
+		return XDP_PASS;
+	fib.ifindex = ctx->ingress_ifindex;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *iph = (void *)(eth + 1);
+
+		if ((void *)(iph + 1) > data_end || iph->ihl != 5 || iph->ttl <= 1)
+			return XDP_PASS;
+		fib.family = 2;
+		fib.tos = iph->tos;
+		fib.l4_protocol = iph->protocol;
+		fib.tot_len = bpf_ntohs(iph->tot_len);
+		fib.ipv4_src = iph->saddr;
+		fib.ipv4_dst = iph->daddr;
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6h = (void *)(eth + 1);
+
+		if ((void *)(ip6h + 1) > data_end || ip6h->hop_limit <= 1)
+			return XDP_PASS;
+		fib.family = 10;
+		fib.flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
+		fib.l4_protocol = ip6h->nexthdr;
+		fib.tot_len = bpf_ntohs(ip6h->payload_len);
+		__builtin_memcpy(fib.ipv6_src, &ip6h->saddr, 16);
+		__builtin_memcpy(fib.ipv6_dst, &ip6h->daddr, 16);
+	} else {
+		return XDP_PASS;
+	}
+	if (XF_FLOOR_SOURCE4 && fib.family == 2) {
+		struct bpf_fib_lookup rp = {};
+
+		rp.family = 2;
+		rp.tos = fib.tos;
+		rp.tot_len = 1;
+		rp.ifindex = fib.ifindex;
+		rp.ipv4_src = fib.ipv4_dst;
+		rp.ipv4_dst = fib.ipv4_src;
+		if (bpf_fib_lookup(ctx, &rp, sizeof(rp), 0) == BPF_FIB_LKUP_RET_NOT_FWDED)
+			return XDP_PASS;
+	}
+	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
+		return XDP_PASS;
+	return bpf_redirect_map(&xf_tx_ports, fib.ifindex, XDP_PASS);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
