@@ -300,6 +300,8 @@ static __always_inline int ft_nat_addr(void *data, void *end, struct ft_md *md, 
 	int i;
 
 	for (i = 0; i < words; i++) {
+		if ((void *)(addr + i + 1) > end)
+			return -1;
 		old[i] = addr[i];
 		addr[i] = new[i];
 	}

@@ -21,7 +21,7 @@ struct route_attach_opts {
 static const char *const hook_words[] = { "auto", "xdp", "tc", NULL };
 static const char *const mode_words[] = { "native", "generic", NULL };
 static const char *const family_words[] = { "all", "inet", "inet6", NULL };
-static const char *const lookup_words[] = { "full", "direct", NULL };
+static const char *const lookup_words[] = { "full", "direct", "flowtable", NULL };
 static const char *const proto_words[] = { "udp", "tcp", "icmp", NULL };
 
 enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_FROM, KW_IIF, KW_TTL, KW_LEN, KW_PROTO };
@@ -65,6 +65,7 @@ static int route_attach_parse(struct xf_args *a, struct route_attach_opts *o)
 			err = arg_once(a, KW_LOOKUP, "lookup") ?:
 			      arg_one_of(a, "LOOKUP", lookup_words, &idx);
 			o->o.direct = idx == 1;
+			o->o.flowtable = idx == 2;
 		} else {
 			return arg_unexpected(a);
 		}
@@ -145,7 +146,8 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 	out_str(o, "hook", xf_hook_name(ri->hook));
 	out_str(o, "mode", ri->mode);
 	out_str(o, "family", route_family_name(ri->flags));
-	out_str(o, "lookup", ri->flags & XF_RTIF_DIRECT ? "direct" : "full");
+	out_str(o, "lookup", ri->flags & XF_RTIF_FLOWTABLE ? "flowtable" :
+			     ri->flags & XF_RTIF_DIRECT ? "direct" : "full");
 	out_int(o, "prog_id", ri->prog_id);
 	out_u64(o, "forwarded", ri->stat[XF_RR_FORWARDED].packets);
 	out_unit(o, "forwarded_bytes", ri->stat[XF_RR_FORWARDED].bytes, OUT_BYTES);
@@ -288,7 +290,7 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 static const struct cmd route_cmds[] = {
 	{ "attach", route_attach, "dev IFNAME [ dev IFNAME ... ] [ hook { auto | xdp | tc } ] "
 		"[ mode { native | generic } ] [ family { all | inet | inet6 } ] "
-		"[ lookup { full | direct } ]", XF_CMD_CHANGES },
+		"[ lookup { full | direct | flowtable } ]", XF_CMD_CHANGES },
 	{ "detach", route_detach, "{ dev IFNAME ... | all }", XF_CMD_CHANGES },
 	{ "show", route_show, "[ dev IFNAME ]", XF_CMD_READS },
 	{ "get", route_get, "ADDRESS [ from ADDRESS ] [ iif IFNAME ] [ ttl N ] [ len N ] "

@@ -21,6 +21,8 @@ struct xf_gc_report;
 #define XF_RTIF_AUTO (1U << 16)
 #define XF_RTIF_WANT_INET (1U << 17)
 #define XF_RTIF_WANT_INET6 (1U << 18)
+/* lookup flowtable: the member runs xf_route_flow (route_flow.bpf.c). */
+#define XF_RTIF_FLOWTABLE (1U << 19)
 
 /* On hook xdp, route is the member "route" of the interface's XDP chain,
  * with this run priority: after the members of libxdp's default (50), so
@@ -33,6 +35,10 @@ struct xf_route_attach_opts {
 	enum xf_xdp_attach mode;
 	uint32_t family;	/* XF_RTIF_INET | XF_RTIF_INET6 */
 	bool direct;		/* BPF_FIB_LOOKUP_DIRECT */
+	/* lookup flowtable: forward only flows in a netfilter flowtable
+	 * (hook xdp only). Netfilter decides what is forwarded, so nothing
+	 * is bypassed. */
+	bool flowtable;
 	bool force;		/* -force: attach despite a peer's checksum offload */
 };
 
