@@ -24,7 +24,8 @@ static const char *const family_words[] = { "all", "inet", "inet6", NULL };
 static const char *const lookup_words[] = { "full", "direct", "flowtable", NULL };
 static const char *const proto_words[] = { "udp", "tcp", "icmp", NULL };
 
-enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_FROM, KW_IIF, KW_TTL, KW_LEN, KW_PROTO };
+enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_FROM, KW_IIF, KW_TTL, KW_LEN, KW_PROTO,
+       KW_SPORT, KW_DPORT };
 
 static int route_dev_arg(struct xf_args *a, const char **devs, int *n)
 {
@@ -189,6 +190,7 @@ static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_ge
 	const char *iif = NULL;
 	bool has_dst = false;
 	int idx = 0, err = 0;
+	uint32_t port = 0;
 
 	r->ttl = 64;
 	r->proto = IPPROTO_UDP;
@@ -207,6 +209,14 @@ static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_ge
 			err = arg_once(a, KW_PROTO, "proto") ?:
 			      arg_one_of(a, "PROTO", proto_words, &idx);
 			r->proto = idx == 1 ? IPPROTO_TCP : idx == 2 ? IPPROTO_ICMP : IPPROTO_UDP;
+		} else if (arg_kw(a, "sport")) {
+			err = arg_once(a, KW_SPORT, "sport") ?:
+			      arg_u32_range(a, "PORT", 1, 65535, &port);
+			r->sport = port;
+		} else if (arg_kw(a, "dport")) {
+			err = arg_once(a, KW_DPORT, "dport") ?:
+			      arg_u32_range(a, "PORT", 1, 65535, &port);
+			r->dport = port;
 		} else if (!has_dst) {
 			err = arg_addr(a, "ADDRESS", &r->dst);
 			has_dst = true;
@@ -238,6 +248,21 @@ static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_ge
 static void route_mac(struct xf_out *o, const char *key, const uint8_t *m)
 {
 	out_strf(o, key, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/* lookup flowtable: whether the flow was in the flowtable, and its NAT. */
+static void route_get_flow(struct xf_out *o, const struct xf_route_trace *t)
+{
+	bool snat = t->flags & XF_RTT_SNAT, dnat = t->flags & XF_RTT_DNAT;
+
+	if (!(t->flags & XF_RTT_FLOW_HIT)) {
+		out_str(o, "flowtable", t->reason == XF_RR_FLOW_MISS ? "miss" : "not looked up");
+		return;
+	}
+	out_str(o, "flowtable", t->ft_dir ? "hit reply" : "hit original");
+	if (t->reason == XF_RR_FORWARDED)
+		out_str(o, "nat", snat && dnat ? "snat,dnat" : snat ? "snat" :
+				  dnat ? "dnat" : "none");
 }
 
 static int route_get(struct xfwd *x, struct xf_args *a)
@@ -284,6 +309,8 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 		route_mac(o, "dst_mac", res.trace.dmac);
 		out_int(o, "ttl", res.ttl_out);
 	}
+	if (res.trace.flags & XF_RTT_FLOW)
+		route_get_flow(o, &res.trace);
 	return 0;
 }
 
@@ -294,7 +321,7 @@ static const struct cmd route_cmds[] = {
 	{ "detach", route_detach, "{ dev IFNAME ... | all }", XF_CMD_CHANGES },
 	{ "show", route_show, "[ dev IFNAME ]", XF_CMD_READS },
 	{ "get", route_get, "ADDRESS [ from ADDRESS ] [ iif IFNAME ] [ ttl N ] [ len N ] "
-		"[ proto { udp | tcp | icmp } ]", XF_CMD_READS },
+		"[ proto { udp | tcp | icmp } ] [ sport PORT ] [ dport PORT ]", XF_CMD_READS },
 	{ }
 };
 

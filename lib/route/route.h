@@ -86,6 +86,7 @@ struct xf_route_get_req {
 	uint32_t ttl;
 	uint32_t len;		/* IP total length; 0: the smallest */
 	uint8_t proto;		/* IPPROTO_UDP, _TCP, _ICMP (_ICMPV6) */
+	uint16_t sport, dport;	/* UDP/TCP ports; 0: 40000, and 53 or 80 */
 };
 
 struct xf_route_get_res {
