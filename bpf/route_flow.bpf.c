@@ -92,6 +92,10 @@ struct bpf_flowtable_opts {
 	__s32 error;
 };
 
+/* Weak: where it is missing the object opens, and the load fails on the
+ * call (the probe tells why first). No bpf_ksym_exists(): its ld_imm64
+ * would carry an fd of libbpf's that is closed after the load, and the
+ * chain loads these instructions again. */
 extern struct flow_offload_tuple_rhash *
 bpf_xdp_flow_lookup(struct xdp_md *ctx, struct bpf_fib_lookup *fib_tuple,
 		    struct bpf_flowtable_opts *opts, __u32 opts_len) __weak __ksym;
@@ -491,8 +495,6 @@ int xf_route_flow(struct xdp_md *ctx)
 	r = ft_parse(data, end, &md);
 	if (r >= 0)
 		return ft_pass(&md, r);
-	if (!bpf_ksym_exists(bpf_xdp_flow_lookup))
-		return ft_pass(&md, XF_RR_FLOW_MISS);
 	md.key.ifindex = ctx->ingress_ifindex;
 	th = bpf_xdp_flow_lookup(ctx, &md.key, &opts, sizeof(opts));
 	if (!th)

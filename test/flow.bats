@@ -85,7 +85,8 @@ serve() {
 
 # ft_attach: the flowtable ruleset's fast path on veth1 and veth2.
 ft_attach() {
-	run -0 attach xdp lookup flowtable
+	run -0 --separate-stderr attach xdp lookup flowtable
+	[[ -z $stderr ]] || fail "attach: $stderr"
 }
 
 @test "lookup flowtable: feature probes the kfunc; attach refuses with the reason where it is missing" {
@@ -168,8 +169,12 @@ masq_run() {
 	done
 	in_h1 /usr/bin/python3 "$FLOWS" send veth0 "$(mac "$XF_NS_R1" veth1)" \
 		"$(mac "$XF_NS_H1" veth0)" "$XF_H1_IP4" "$XF_H2_IP4" 40001 5001 "$n"
-	wait_until "$(vm_slow 10)" eval '(($(wc -l <"$WORK/$1.h2") == n &&
-		$(wc -l <"$WORK/$1.h1") == n))'
+	wait_until "$(vm_slow 10)" masq_got "$1" "$n"
+}
+
+# masq_got NAME N: both captures of masq_run NAME have N frames.
+masq_got() {
+	(($(wc -l <"$WORK/$1.h2") == $2 && $(wc -l <"$WORK/$1.h1") == $2))
 }
 
 @test "lookup flowtable: a masqueraded flow leaves byte for byte as from the kernel's flowtable" {
