@@ -103,6 +103,7 @@ bpf_xdp_flow_lookup(struct xdp_md *ctx, struct bpf_fib_lookup *fib_tuple,
 /* enum flow_offload_tuple_dir, enum flow_offload_xmit_type and the bits
  * of flow_offload.flags (enum nf_flow_flags): stable since 5.13. */
 #define XF_FT_DIR_ORIGINAL 0
+#define XF_FT_XMIT_NEIGH 1
 #define XF_FT_XMIT_DIRECT 3
 #define XF_FT_SNAT 0
 #define XF_FT_DNAT 1
@@ -152,6 +153,7 @@ struct ft_md {
 	__u32 slot;
 	__u32 cfl;
 	__u32 l4off;			/* from the start of the frame */
+	__u8 tos;			/* IPv4 */
 	bool traced;
 	bool v6;
 };
@@ -398,6 +400,50 @@ static __always_inline int ft_nat(void *data, void *end, struct ft_md *md, __u64
 	return 0;
 }
 
+/* ---- out ---- */
+
+/* FLOW_OFFLOAD_XMIT_NEIGH: the kernel sends through the route it cached
+ * with the entry, to the neighbour of its next hop for the packet's new
+ * destination (the other tuple's source). The FIB gives the same route and
+ * neighbour while the route stands; where it now leaves elsewhere the
+ * kernel's route check would tear the flow down, so it is left to the
+ * kernel, as is a neighbour not resolved. XF_RR_* to pass with, or -1 with
+ * the MAC addresses in md->tr. */
+static __always_inline int ft_neigh(struct xdp_md *ctx, struct ft_md *md,
+				    const struct flow_offload_tuple *other, __u32 oif)
+{
+	struct bpf_fib_lookup fib = { 0 };
+	__u32 a[4] = { 0 };
+	long rc;
+
+	fib.family = md->key.family;
+	fib.l4_protocol = md->key.l4_protocol;
+	fib.tot_len = md->l3len;
+	fib.ifindex = ctx->ingress_ifindex;
+	if (md->v6) {
+		ft_read_addr(other, true, true, a);
+		__builtin_memcpy(fib.ipv6_dst, a, 16);
+		ft_read_addr(other, false, true, a);
+		__builtin_memcpy(fib.ipv6_src, a, 16);
+	} else {
+		fib.tos = md->tos;
+		ft_read_addr(other, true, false, a);
+		fib.ipv4_dst = a[0];
+		ft_read_addr(other, false, false, a);
+		fib.ipv4_src = a[0];
+	}
+	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+	md->tr.fib_rc = rc;
+	md->tr.flags |= XF_RTT_FIB;
+	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH)
+		return XF_RR_NO_NEIGH;
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS || fib.ifindex != oif)
+		return XF_RR_FLOW_XMIT;
+	__builtin_memcpy(md->tr.smac, fib.smac, ETH_ALEN);
+	__builtin_memcpy(md->tr.dmac, fib.dmac, ETH_ALEN);
+	return -1;
+}
+
 /* ---- the program ---- */
 
 /* Parse up to the ports into md->key. XF_RR_* to pass with, or -1. */
@@ -430,6 +476,7 @@ static __always_inline int ft_parse(void *data, void *end, struct ft_md *md)
 		if (iph->ttl <= 1)
 			return XF_RR_TTL;
 		md->key.family = XF_AF_INET;
+		md->tos = iph->tos;
 		md->key.ipv4_src = iph->saddr;
 		md->key.ipv4_dst = iph->daddr;
 		md->l3len = bpf_ntohs(iph->tot_len);
@@ -533,15 +580,25 @@ int xf_route_flow(struct xdp_md *ctx)
 		if (tcp->fin || tcp->rst)
 			return ft_pass(&md, XF_RR_FLOW_FIN_RST);
 	}
-	if (xmit != XF_FT_XMIT_DIRECT || BPF_CORE_READ_BITFIELD_PROBED(t, encap_num) ||
+	if ((xmit != XF_FT_XMIT_DIRECT && xmit != XF_FT_XMIT_NEIGH) ||
+	    BPF_CORE_READ_BITFIELD_PROBED(t, encap_num) ||
 	    (bpf_core_field_exists(t->in_vlan_ingress) &&
 	     BPF_CORE_READ_BITFIELD_PROBED(t, in_vlan_ingress)) ||
 	    (bpf_core_field_exists(t->tun_num) && BPF_CORE_READ_BITFIELD_PROBED(t, tun_num)))
 		return ft_pass(&md, XF_RR_FLOW_XMIT);
+	/* The egress device, in the same place for both kinds. */
 	oif = BPF_CORE_READ(t, out.ifidx);
 	md.tr.oif = oif;
 	if (!bpf_map_lookup_elem(&xf_tx_ports, &oif))
 		return ft_pass(&md, XF_RR_NOT_IN_SET);
+	if (xmit == XF_FT_XMIT_DIRECT) {
+		bpf_core_read(md.tr.dmac, ETH_ALEN, &t->out.h_dest);
+		bpf_core_read(md.tr.smac, ETH_ALEN, &t->out.h_source);
+	} else {
+		r = ft_neigh(ctx, &md, dir == XF_FT_DIR_ORIGINAL ? reply : orig, oif);
+		if (r >= 0)
+			return ft_pass(&md, r);
+	}
 
 	/* From here on the packet changes: nothing fails but a bounds check
 	 * the parse has already passed. */
@@ -564,8 +621,6 @@ int xf_route_flow(struct xdp_md *ctx)
 		iph->check = (__u16)(c + (c >= 0xffff));
 		iph->ttl--;
 	}
-	bpf_core_read(md.tr.dmac, ETH_ALEN, &t->out.h_dest);
-	bpf_core_read(md.tr.smac, ETH_ALEN, &t->out.h_source);
 	eth = data;
 	if ((void *)(eth + 1) > end)
 		return ft_pass(&md, XF_RR_BAD_LEN);
