@@ -21,11 +21,12 @@
  *    incremental checksum update done the kernel's way (the zero a UDP
  *    checksum must not become is 0xffff; the IPv4 TTL update is
  *    ip_decrease_ttl()'s), so the bytes are the kernel's;
- *  - out through the device and with the MAC addresses of the entry. Only
- *    entries the kernel itself sends "direct" (FLOW_OFFLOAD_XMIT_DIRECT:
- *    Ethernet, neighbour resolved when the flow was offloaded) qualify;
- *    those sent through a route's neighbour, xfrm, a tunnel or a VLAN are
- *    left to the kernel, which checks the route first.
+ *  - out through the entry's device: with the entry's MAC addresses where
+ *    the kernel sends "direct" (FLOW_OFFLOAD_XMIT_DIRECT), with the FIB's
+ *    neighbour where it sends through the route it cached (XMIT_NEIGH,
+ *    what nft gives a veth), and only while the FIB still leaves through
+ *    that device. Entries sent through xfrm, a tunnel or a VLAN are left
+ *    to the kernel.
  * The egress must be a member of the set that takes XDP frames, as for
  * route's own XDP path. The kernel's structs are read with CO-RE through
  * local definitions (only the fields used), by bpf_probe_read_kernel(): the

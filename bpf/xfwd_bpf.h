@@ -59,7 +59,7 @@
 	X(FLOW_PROTO, "flow_proto")	/* not TCP/UDP, or a fragment */	\
 	X(FLOW_MISS, "flow_miss")	/* flow not in a flowtable */		\
 	X(FLOW_FIN_RST, "flow_fin_rst")	/* TCP FIN/RST: the kernel tears down */ \
-	X(FLOW_XMIT, "flow_xmit")	/* kernel sends it via route/vlan/tunnel */
+	X(FLOW_XMIT, "flow_xmit")	/* vlan/tunnel/xfrm, or route moved */
 
 #define XF_RR_ENUM_(id, name) XF_RR_##id,
 enum xf_route_reason {
