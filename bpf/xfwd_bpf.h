@@ -54,7 +54,12 @@
 	X(TTL, "ttl")			/* TTL/hop limit <= 1 */		\
 	X(HAIRPIN, "hairpin")		/* egress == ingress (ICMP redirect) */	\
 	X(NOT_IN_SET, "not_in_set")	/* egress (or iif) not in the set */	\
-	X(NO_XMIT, "no_xmit")		/* egress cannot take XDP frames */
+	X(NO_XMIT, "no_xmit")		/* egress cannot take XDP frames */	\
+	/* lookup flowtable (route_flow.bpf.c) */				\
+	X(FLOW_PROTO, "flow_proto")	/* not TCP/UDP, or a fragment */	\
+	X(FLOW_MISS, "flow_miss")	/* flow not in a flowtable */		\
+	X(FLOW_FIN_RST, "flow_fin_rst")	/* TCP FIN/RST: the kernel tears down */ \
+	X(FLOW_XMIT, "flow_xmit")	/* vlan/tunnel/xfrm, or route moved */
 
 #define XF_RR_ENUM_(id, name) XF_RR_##id,
 enum xf_route_reason {
@@ -178,6 +183,10 @@ struct xf_route_trace_in {
 #define XF_RTT_XDP (1U << 4)	/* decided by the XDP program */
 #define XF_RTT_TC (1U << 5)	/* decided by the tc program */
 #define XF_RTT_PEER (1U << 6)	/* tc: sent with bpf_redirect_peer */
+#define XF_RTT_FLOW (1U << 7)	/* lookup flowtable: looked up */
+#define XF_RTT_FLOW_HIT (1U << 8) /* ... found in a flowtable: ft_dir valid */
+#define XF_RTT_SNAT (1U << 9)	/* ... source NAT applied */
+#define XF_RTT_DNAT (1U << 10)	/* ... destination NAT applied */
 
 /* xf_rt_trace: ARRAY, one entry, key 0. */
 struct xf_route_trace {
@@ -194,6 +203,7 @@ struct xf_route_trace {
 	__u8 dmac[6];		/* fib result: neighbour MAC */
 	__s32 rp_rc;		/* reverse lookup return value */
 	__u32 rp_oif;		/* reverse lookup egress ifindex */
+	__u32 ft_dir;		/* XF_RTT_FLOW_HIT: 0 original, 1 reply */
 };
 
 /* gen (bench/xfgen): bytes of each frame rewritten from the template on

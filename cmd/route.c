@@ -21,11 +21,12 @@ struct route_attach_opts {
 static const char *const hook_words[] = { "auto", "xdp", "tc", NULL };
 static const char *const mode_words[] = { "native", "generic", NULL };
 static const char *const family_words[] = { "all", "inet", "inet6", NULL };
-static const char *const lookup_words[] = { "full", "direct", NULL };
+static const char *const lookup_words[] = { "full", "direct", "flowtable", NULL };
 static const char *const netfilter_words[] = { "check", "bypass", NULL };
 static const char *const proto_words[] = { "udp", "tcp", "icmp", NULL };
 
-enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_NETFILTER, KW_FROM, KW_IIF, KW_TTL, KW_LEN, KW_PROTO };
+enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_NETFILTER, KW_FROM, KW_IIF, KW_TTL, KW_LEN,
+       KW_PROTO, KW_SPORT, KW_DPORT };
 
 static int route_dev_arg(struct xf_args *a, const char **devs, int *n)
 {
@@ -66,6 +67,7 @@ static int route_attach_parse(struct xf_args *a, struct route_attach_opts *o)
 			err = arg_once(a, KW_LOOKUP, "lookup") ?:
 			      arg_one_of(a, "LOOKUP", lookup_words, &idx);
 			o->o.direct = idx == 1;
+			o->o.flowtable = idx == 2;
 		} else if (arg_kw(a, "netfilter")) {
 			err = arg_once(a, KW_NETFILTER, "netfilter") ?:
 			      arg_one_of(a, "NETFILTER", netfilter_words, &idx);
@@ -78,6 +80,11 @@ static int route_attach_parse(struct xf_args *a, struct route_attach_opts *o)
 		return err;
 	if (!o->ndev)
 		return arg_missing(a, "dev IFNAME");
+	if (o->o.nf_bypass && o->o.flowtable) {
+		fprintf(stderr, "Error: \"netfilter bypass\" does not go with \"lookup "
+			"flowtable\", in which netfilter decides.\n");
+		return -XF_EUSAGE;
+	}
 	if (o->o.mode != XF_MODE_AUTO && o->o.hook == XF_HOOK_TC) {
 		fprintf(stderr, "Error: \"mode\" is for hook xdp; try \"xfwd route help\".\n");
 		return -XF_EUSAGE;
@@ -184,7 +191,8 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 	out_str(o, "hook", xf_hook_name(ri->hook));
 	out_str(o, "mode", ri->mode);
 	out_str(o, "family", route_family_name(ri->flags));
-	out_str(o, "lookup", ri->flags & XF_RTIF_DIRECT ? "direct" : "full");
+	out_str(o, "lookup", ri->flags & XF_RTIF_FLOWTABLE ? "flowtable" :
+			     ri->flags & XF_RTIF_DIRECT ? "direct" : "full");
 	out_int(o, "prog_id", ri->prog_id);
 	out_u64(o, "forwarded", ri->stat[XF_RR_FORWARDED].packets);
 	out_unit(o, "forwarded_bytes", ri->stat[XF_RR_FORWARDED].bytes, OUT_BYTES);
@@ -231,6 +239,7 @@ static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_ge
 	const char *iif = NULL;
 	bool has_dst = false;
 	int idx = 0, err = 0;
+	uint32_t port = 0;
 
 	r->ttl = 64;
 	r->proto = IPPROTO_UDP;
@@ -249,6 +258,14 @@ static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_ge
 			err = arg_once(a, KW_PROTO, "proto") ?:
 			      arg_one_of(a, "PROTO", proto_words, &idx);
 			r->proto = idx == 1 ? IPPROTO_TCP : idx == 2 ? IPPROTO_ICMP : IPPROTO_UDP;
+		} else if (arg_kw(a, "sport")) {
+			err = arg_once(a, KW_SPORT, "sport") ?:
+			      arg_u32_range(a, "PORT", 1, 65535, &port);
+			r->sport = port;
+		} else if (arg_kw(a, "dport")) {
+			err = arg_once(a, KW_DPORT, "dport") ?:
+			      arg_u32_range(a, "PORT", 1, 65535, &port);
+			r->dport = port;
 		} else if (!has_dst) {
 			err = arg_addr(a, "ADDRESS", &r->dst);
 			has_dst = true;
@@ -280,6 +297,21 @@ static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_ge
 static void route_mac(struct xf_out *o, const char *key, const uint8_t *m)
 {
 	out_strf(o, key, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/* lookup flowtable: whether the flow was in the flowtable, and its NAT. */
+static void route_get_flow(struct xf_out *o, const struct xf_route_trace *t)
+{
+	bool snat = t->flags & XF_RTT_SNAT, dnat = t->flags & XF_RTT_DNAT;
+
+	if (!(t->flags & XF_RTT_FLOW_HIT)) {
+		out_str(o, "flowtable", t->reason == XF_RR_FLOW_MISS ? "miss" : "not looked up");
+		return;
+	}
+	out_str(o, "flowtable", t->ft_dir ? "hit reply" : "hit original");
+	if (t->reason == XF_RR_FORWARDED)
+		out_str(o, "nat", snat && dnat ? "snat,dnat" : snat ? "snat" :
+				  dnat ? "dnat" : "none");
 }
 
 static int route_get(struct xfwd *x, struct xf_args *a)
@@ -326,17 +358,20 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 		route_mac(o, "dst_mac", res.trace.dmac);
 		out_int(o, "ttl", res.ttl_out);
 	}
+	if (res.trace.flags & XF_RTT_FLOW)
+		route_get_flow(o, &res.trace);
 	return 0;
 }
 
 static const struct cmd route_cmds[] = {
 	{ "attach", route_attach, "dev IFNAME [ dev IFNAME ... ] [ hook { auto | xdp | tc } ] "
 		"[ mode { native | generic } ] [ family { all | inet | inet6 } ] "
-		"[ lookup { full | direct } ] [ netfilter { check | bypass } ]", XF_CMD_CHANGES },
+		"[ lookup { full | direct | flowtable } ] [ netfilter { check | bypass } ]",
+		XF_CMD_CHANGES },
 	{ "detach", route_detach, "{ dev IFNAME ... | all }", XF_CMD_CHANGES },
 	{ "show", route_show, "[ dev IFNAME ]", XF_CMD_READS },
 	{ "get", route_get, "ADDRESS [ from ADDRESS ] [ iif IFNAME ] [ ttl N ] [ len N ] "
-		"[ proto { udp | tcp | icmp } ]", XF_CMD_READS },
+		"[ proto { udp | tcp | icmp } ] [ sport PORT ] [ dport PORT ]", XF_CMD_READS },
 	{ }
 };
 

@@ -9,11 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
@@ -26,6 +29,7 @@
 #include "probe.h"
 #include "probe.skel.h"
 #include "probe_ext.skel.h"
+#include "route_flow.skel.h"
 
 #define TC_ACT_REDIRECT_VAL 7	/* TC_ACT_REDIRECT */
 #define TC_ACT_SHOT_VAL 2	/* TC_ACT_SHOT */
@@ -312,6 +316,113 @@ out:
 	return err;
 }
 
+/* ---- lookup flowtable ---- */
+
+#define FT_KFUNC "bpf_xdp_flow_lookup"
+
+/* Whether the kfunc is in the kernel's BTF: vmlinux when nf_flow_table is
+ * built in, else the module's own. */
+static bool ft_kfunc_in_btf(void)
+{
+	struct btf *vml, *mod;
+	bool yes;
+
+	vml = btf__load_vmlinux_btf();
+	if (!vml)
+		return false;
+	yes = btf__find_by_name_kind(vml, FT_KFUNC, BTF_KIND_FUNC) > 0;
+	if (!yes) {
+		mod = btf__parse_split("/sys/kernel/btf/nf_flow_table", vml);
+		if (mod) {
+			yes = btf__find_by_name_kind(mod, FT_KFUNC, BTF_KIND_FUNC) > 0;
+			btf__free(mod);
+		}
+	}
+	btf__free(vml);
+	return yes;
+}
+
+/* 1 when the kernel's configuration (/proc/config.gz) says that NAME is
+ * not set, 0 when it is set or cannot be read. */
+static int kconfig_unset(const char *name)
+{
+	char line[256], want[128];
+	int unset = 0;
+	gzFile f;
+
+	f = gzopen("/proc/config.gz", "rb");
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "# CONFIG_%s is not set", name);
+	while (gzgets(f, line, sizeof(line))) {
+		if (!strncmp(line, want, strlen(want)) && (line[strlen(want)] == '\n' ||
+							    !line[strlen(want)])) {
+			unset = 1;
+			break;
+		}
+	}
+	gzclose(f);
+	return unset;
+}
+
+/* Whether nf_flow_table.ko is among the modules installed for this kernel. */
+static bool ft_module_installed(void)
+{
+	char path[256], line[512];
+	struct utsname u;
+	bool found = false;
+	FILE *f;
+
+	if (uname(&u))
+		return false;
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", u.release);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "/nf_flow_table.ko") && strchr(line, ':') &&
+			strstr(line, "/nf_flow_table.ko") < strchr(line, ':');
+	fclose(f);
+	return found;
+}
+
+int xf_probe_flowtable(struct xf_probe *p)
+{
+	struct route_flow_bpf *skel;
+	int err;
+
+	if (!ft_kfunc_in_btf()) {
+		if (!access("/sys/module/nf_flow_table", F_OK))
+			probe_set(p, false, 0, "nf_flow_table has no " FT_KFUNC "() kfunc "
+				  "(Linux 6.9)");
+		else if (kconfig_unset("NF_FLOW_TABLE"))
+			probe_set(p, false, 0, "kernel built without NF_FLOW_TABLE: no "
+				  FT_KFUNC "() kfunc");
+		else if (ft_module_installed())
+			probe_set(p, false, 0, "module nf_flow_table is not loaded (an "
+				  "nftables flowtable loads it)");
+		else
+			probe_set(p, false, 0, "no nf_flow_table in this kernel: no "
+				  FT_KFUNC "() kfunc");
+		return 0;
+	}
+	skel = route_flow_bpf__open();
+	if (!skel) {
+		err = -errno;
+		probe_set(p, false, err, "cannot open the flowtable program");
+		return err;
+	}
+	err = route_flow_bpf__load(skel);
+	route_flow_bpf__destroy(skel);
+	if (err) {
+		probe_set(p, false, err, FT_KFUNC "() is there, the flowtable program "
+			  "does not load");
+		return 0;
+	}
+	probe_set(p, true, 0, FT_KFUNC "() available to XDP programs");
+	return 0;
+}
+
 /* ---- probes in a throwaway network namespace ---- */
 
 /* Move all of len bytes through the pipe; a short read is -EPIPE. */
@@ -496,6 +607,7 @@ static const struct {
 	KEY(fib_lookup), KEY(fib_direct), KEY(fib_output), KEY(fib_skip_neigh),
 	KEY(fib_tbid), KEY(fib_src), KEY(fib_mark), KEY(redirect), KEY(redirect_map),
 	KEY(redirect_peer), KEY(redirect_neigh), KEY(clone_redirect), KEY(peer_egress),
+	KEY(xdp_flowtable),
 #undef KEY
 };
 
@@ -530,6 +642,8 @@ int xf_probe_kernel(struct xf_kernel_features *kf, unsigned int what)
 		xf_probe_attach(kf);
 	if (what & XF_PROBE_FREPLACE)
 		xf_probe_freplace(&kf->freplace);
+	if (what & XF_PROBE_FLOWTABLE)
+		xf_probe_flowtable(&kf->xdp_flowtable);
 	return 0;
 }
 

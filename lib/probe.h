@@ -30,7 +30,8 @@ enum {
 	XF_PROBE_PEER_EGRESS = 1 << 3,	/* peer_egress */
 	XF_PROBE_ATTACH = 1 << 4,	/* xdp_link, tcx, cls_bpf, netkit */
 	XF_PROBE_FREPLACE = 1 << 5,	/* freplace */
-	XF_PROBE_ALL = (1 << 6) - 1,
+	XF_PROBE_FLOWTABLE = 1 << 6,	/* xdp_flowtable */
+	XF_PROBE_ALL = (1 << 7) - 1,
 };
 
 struct xf_kernel_features {
@@ -53,6 +54,7 @@ struct xf_kernel_features {
 	struct xf_probe redirect_neigh;	/* bpf_redirect_neigh() from tc */
 	struct xf_probe clone_redirect;	/* bpf_clone_redirect() from tc */
 	struct xf_probe peer_egress;	/* bpf_redirect_peer(.., BPF_F_EGRESS) */
+	struct xf_probe xdp_flowtable;	/* bpf_xdp_flow_lookup() (6.9, nf_flow_table) */
 };
 
 /* Run the probes in what (XF_PROBE_*); the others read "not probed". A
@@ -72,6 +74,11 @@ int xf_probe_helpers(struct xf_kernel_features *kf);
 int xf_probe_fib_flags(struct xf_kernel_features *kf);
 int xf_probe_peer_egress(struct xf_probe *p);
 int xf_probe_freplace(struct xf_probe *p);
+/* route's lookup flowtable: its program (route_flow.bpf.c) loads, which
+ * needs the kfunc bpf_xdp_flow_lookup() of nf_flow_table (Linux 6.9). A
+ * "no" says what is missing: the kernel has no NF_FLOW_TABLE, the module
+ * is not loaded, or it has no such kfunc. */
+int xf_probe_flowtable(struct xf_probe *p);
 /* xdp_link, tcx, cls_bpf and netkit, tried on scratch devices in a child
  * process inside a new network namespace. */
 int xf_probe_attach(struct xf_kernel_features *kf);

@@ -33,6 +33,101 @@ void xf_chain_member_from_prog(struct xf_chain_member *m, const char *name,
 		   !strncmp(bpf_program__section_name(prog), "xdp.frags", 9);
 }
 
+/* Whether a function of the object's BTF ob is, by its name, FUNC id of
+ * the kernel BTF b. */
+static bool kfunc_in(const struct btf *ob, const struct btf *b, uint32_t id)
+{
+	const struct btf_type *t;
+	uint32_t i, nt = btf__type_cnt(ob);
+
+	for (i = 1; i < nt; i++) {
+		t = btf__type_by_id(ob, i);
+		if (btf_is_func(t) &&
+		    btf__find_by_name_kind(b, btf__name_by_offset(ob, t->name_off),
+					   BTF_KIND_FUNC) == (int)id)
+			return true;
+	}
+	return false;
+}
+
+/* The fd of the kernel module BTF whose FUNC id is one of the object's
+ * functions (libbpf resolved the extern by name), or -ENOENT. */
+static int kfunc_module_btf(const struct btf *vml, const struct btf *ob, uint32_t id)
+{
+	char mod[64];
+	struct bpf_btf_info info;
+	uint32_t bid = 0, ilen;
+	struct btf *b;
+	int fd;
+	bool hit;
+
+	while (!bpf_btf_get_next_id(bid, &bid)) {
+		fd = bpf_btf_get_fd_by_id(bid);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.name = (uintptr_t)mod;
+		info.name_len = sizeof(mod);
+		ilen = sizeof(info);
+		if (bpf_btf_get_info_by_fd(fd, &info, &ilen) || !info.kernel_btf ||
+		    !strcmp(mod, "vmlinux")) {
+			close(fd);
+			continue;
+		}
+		b = btf__load_from_kernel_by_id_split(bid, (struct btf *)vml);
+		hit = b && kfunc_in(ob, b, id);
+		btf__free(b);
+		if (hit)
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+int xf_chain_member_kfuncs(struct xf_chain_member *m, const struct bpf_object *obj,
+			   char *msg, size_t len)
+{
+	const struct btf *ob = bpf_object__btf(obj);
+	const struct bpf_insn *x;
+	struct btf *vml = NULL;
+	size_t j;
+	int fd;
+
+	for (j = 0; j < m->n_insns; j++) {
+		x = &m->insns[j];
+		if (!(x->code == (BPF_JMP | BPF_CALL) && x->src_reg == BPF_PSEUDO_KFUNC_CALL &&
+		      x->off > 0 && x->off < XF_CHAIN_KFUNC_MAX) || m->kfunc_fd[x->off] > 0)
+			continue;
+		if (!vml && !(vml = btf__load_vmlinux_btf())) {
+			snprintf(msg, len, "member %s: cannot read the kernel's BTF", m->name);
+			return -errno;
+		}
+		/* The call names the module's type id; the object's
+		 * functions give the candidate names. */
+		fd = ob ? kfunc_module_btf(vml, ob, x->imm) : -ENOENT;
+		if (fd < 0) {
+			snprintf(msg, len, "member %s: the kernel module of its kfunc call "
+				 "(insn %zu) is not found", m->name, j);
+			btf__free(vml);
+			return fd;
+		}
+		m->kfunc_fd[x->off] = fd;
+	}
+	btf__free(vml);
+	return 0;
+}
+
+void xf_chain_member_kfuncs_close(struct xf_chain_member *m)
+{
+	int i;
+
+	for (i = 0; i < XF_CHAIN_KFUNC_MAX; i++) {
+		if (m->kfunc_fd[i] > 0)
+			close(m->kfunc_fd[i]);
+		m->kfunc_fd[i] = 0;
+	}
+}
+
 /* A BTF name for subprogram sub of a member: a C identifier made of the
  * member's name, with "_<sub>" for the member's own subprograms. */
 static void func_name(char *out, size_t len, const char *name, int sub)
@@ -146,6 +241,8 @@ static int prog_load(const struct chain_prog *l, bool frags, char *log, size_t l
 		    .log_buf = log,
 		    .log_size = log ? log_size : 0);
 
+	if (l->has_fd_array)
+		o.fd_array = l->fd_array;
 	if (l->btf) {
 		o.prog_btf_fd = btf__fd(l->btf);
 		o.func_info = l->fi;
@@ -243,6 +340,16 @@ static int key_map_create(void)
  * make tail calls (the kernel wants less than 256 bytes below them). */
 #define XF_CHAIN_SMALL_FRAME 232
 
+/* Whether two BTF fds are the same kernel BTF object. */
+static bool same_btf(int a, int b)
+{
+	struct bpf_btf_info ia = { 0 }, ib = { 0 };
+	uint32_t la = sizeof(ia), lb = sizeof(ib);
+
+	return !bpf_btf_get_info_by_fd(a, &ia, &la) && !bpf_btf_get_info_by_fd(b, &ib, &lb) &&
+	       ia.id == ib.id;
+}
+
 /* Link with or without inlining, give the result BTF and load it. Without
  * BTF (a kernel that refuses ours) the chain still loads unless a member
  * makes tail calls or has callbacks. fd, or -errno. */
@@ -311,6 +418,22 @@ int xf_chain_load(const struct xf_chain_member *m, int n, int counters_fd,
 			goto out;
 		total += m[k].n_insns;
 		frags &= m[k].frags;
+		/* Module kfuncs: one fd_array for the chain, so an index must
+		 * name the same module in every member that uses it. */
+		for (j = 1; j < XF_CHAIN_KFUNC_MAX; j++) {
+			if (m[k].kfunc_fd[j] <= 0)
+				continue;
+			if (l->fd_array[j] > 0 &&
+			    !same_btf(l->fd_array[j], m[k].kfunc_fd[j])) {
+				snprintf(msg, len, "member %s calls kfuncs of another kernel "
+					 "module than an earlier member: not supported in a "
+					 "chain", m[k].name);
+				fd = -EOPNOTSUPP;
+				goto out;
+			}
+			l->fd_array[j] = m[k].kfunc_fd[j];
+			l->has_fd_array = true;
+		}
 		inl |= f[k].inlinable;
 		if (f[k].inlinable && f[k].stack > deepest)
 			deepest = f[k].stack;

@@ -11,7 +11,11 @@
 #include "chain/chain.h"
 
 struct bpf_insn;
+struct bpf_object;
 struct bpf_program;
+
+/* Distinct fd_array indexes of module kfunc calls in one chain. */
+#define XF_CHAIN_KFUNC_MAX 8
 
 struct xf_chain_rule {
 	uint8_t action;		/* enum xf_action */
@@ -35,12 +39,24 @@ struct xf_chain_member {
 	/* Never inline: run the member as a subprogram in its own frame, so
 	 * bpftool and perf show it under its name (a call costs more). */
 	bool call;
+	/* Kernel module functions (kfuncs) it calls: a call's insn->off is
+	 * an index into the fd_array of the member's own load, and
+	 * kfunc_fd[off] is the module BTF fd behind it (0: none). Filled by
+	 * xf_chain_member_kfuncs(), closed by xf_chain_member_kfuncs_close(). */
+	int kfunc_fd[XF_CHAIN_KFUNC_MAX];
 };
 
 /* Fill insns, n_insns and frags of m from a program of a loaded object, and
  * its name (truncated to 15 characters). Rules and slot are left alone. */
 void xf_chain_member_from_prog(struct xf_chain_member *m, const char *name,
 			       const struct bpf_program *prog);
+
+/* Find the module BTF of each module kfunc that m's program (of the loaded
+ * obj) calls, by the names of obj's extern functions: kfunc_fd[]. 0, or
+ * -errno with one line in msg. */
+int xf_chain_member_kfuncs(struct xf_chain_member *m, const struct bpf_object *obj,
+			   char *msg, size_t len);
+void xf_chain_member_kfuncs_close(struct xf_chain_member *m);
 
 /* Messages: msg is always a buffer of len >= 1 bytes; on error it holds
  * one line without "Error: " and without a trailing newline. */

@@ -266,13 +266,17 @@ static int chain_build(const struct chain_if *c, const struct xf_chain_desc *d, 
 		if (!objs[i])
 			goto out;
 		xf_chain_member_from_prog(&m[i], dm->name, prog);
+		if (xf_chain_member_kfuncs(&m[i], objs[i], msg, len))
+			goto out;
 	}
 	/* A cycle or a dangling goto is the user's to fix: a usage error. */
 	fd = xf_chain_check(m, d->n, msg, len) ? -XF_EUSAGE :
 	     xf_chain_load(m, d->n, cnt_fd, msg, len);
 out:
-	for (i = 0; i < d->n; i++)
+	for (i = 0; i < d->n; i++) {
+		xf_chain_member_kfuncs_close(&m[i]);
 		bpf_object__close(objs[i]);
+	}
 	return fd;
 }
 

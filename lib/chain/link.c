@@ -155,8 +155,10 @@ int xf_chain_scan(const struct xf_chain_member *mb, struct xf_chain_facts *f,
 	for (j = 0; j < n; j++) {
 		x = &mb->insns[j];
 		/* Kernel functions of vmlinux work as they are; a module's
-		 * are named by an index into the member's fd_array. */
-		if (IS_CALL(x) && x->src_reg == BPF_PSEUDO_KFUNC_CALL && x->off) {
+		 * are named by an index into the member's fd_array, which
+		 * the chain's load gives again (kfunc_fd[]). */
+		if (IS_CALL(x) && x->src_reg == BPF_PSEUDO_KFUNC_CALL && x->off &&
+		    (x->off < 0 || x->off >= XF_CHAIN_KFUNC_MAX || mb->kfunc_fd[x->off] <= 0)) {
 			snprintf(msg, len, "member %s calls a kernel module's function (kfunc, "
 				 "insn %ld): not supported in a chain", mb->name, j);
 			return -EOPNOTSUPP;

@@ -42,6 +42,10 @@ struct chain_prog {
 	struct btf *btf;		/* see make_btf() in chain_build.c */
 	struct bpf_func_info *fi;
 	int nfi;
+	/* The members' kfunc_fd[] merged: the fd_array of the chain's load
+	 * (one meaning per index across members), or none. */
+	int fd_array[XF_CHAIN_KFUNC_MAX];
+	bool has_fd_array;
 };
 
 /* Check that a member's code is self-contained and learn its facts.

@@ -130,6 +130,7 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		return err;
 	}
 	cfg.flags = XF_RTIF_IN_SET | (o->direct ? XF_RTIF_DIRECT : 0) |
+		    (o->flowtable ? XF_RTIF_FLOWTABLE : 0) |
 		    (o->family & XF_RTIF_INET ? XF_RTIF_WANT_INET : 0) |
 		    (o->family & XF_RTIF_INET6 ? XF_RTIF_WANT_INET6 : 0) |
 		    (auto_hook ? XF_RTIF_AUTO : 0) | rt_rp_filter_flags(key) |
@@ -159,7 +160,7 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 	}
 
 	if (d->hook == XF_HOOK_XDP) {
-		fd = rt_chain_join(nl, d->name, d->xdp_flags);
+		fd = rt_chain_join(nl, d->name, d->xdp_flags, o->flowtable);
 		if (fd < 0)
 			return fd;
 		d->chain_done = true;
@@ -215,6 +216,11 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	*why = NULL;
 	if (d->hook == XF_HOOK_AUTO)
 		*why = rt_hook_why(d->l.kind, features, &d->hook);
+	/* lookup flowtable: XDP only (see xf_route_attach). */
+	if (o->flowtable && d->hook == XF_HOOK_TC) {
+		d->hook = XF_HOOK_XDP;
+		*why = "auto: lookup flowtable runs on XDP, before the kernel's flowtable";
+	}
 	if (d->hook == XF_HOOK_TC && !xf_tcx_available(d->l.ifindex)) {
 		if (o->hook != XF_HOOK_AUTO) {
 			fprintf(stderr, "Error: hook tc needs tcx (Linux 6.6 or later), "
@@ -267,7 +273,16 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 			}
 		}
 	}
+	/* lookup flowtable: the kernel's own flowtable runs at ingress, as
+	 * early as tc would; only XDP comes before it. */
+	if (o->flowtable && o->hook == XF_HOOK_TC) {
+		fprintf(stderr, "Error: lookup flowtable is for hook xdp: on hook tc the "
+			"kernel's own flowtable already forwards at ingress.\n");
+		return -XF_EUSAGE;
+	}
 	/* Everything that can be checked is checked before anything changes. */
+	if (o->flowtable && (err = rt_check_flowtable()))
+		return err;
 	for (i = 0; i < n; i++) {
 		err = rt_resolve(nl, &d[i], o, &why);
 		if (!err)

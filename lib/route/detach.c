@@ -155,7 +155,8 @@ static void rt_undetach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone
 			close(g->link_fd);
 			g->link_fd = -1;
 		}
-		fd = rt_chain_join(nl, g->name, g->xdp_flags);
+		fd = rt_chain_join(nl, g->name, g->xdp_flags,
+				   g->has_cfg && (g->cfg.flags & XF_RTIF_FLOWTABLE));
 	}
 	if (g->unpinned && fd >= 0)
 		err = xf_pin_if(fd, g->ifindex, "route");

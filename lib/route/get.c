@@ -81,9 +81,13 @@ static int build_frame(const struct xf_route_get_req *r, const struct xf_addr *s
 	}
 	p = ip + iph;
 	if (proto == IPPROTO_UDP || proto == IPPROTO_TCP) {
-		p[0] = 40000 >> 8;
-		p[1] = 40000 & 0xff;
-		p[3] = proto == IPPROTO_UDP ? 53 : 80;
+		uint16_t sport = r->sport ?: 40000;
+		uint16_t dport = r->dport ?: proto == IPPROTO_UDP ? 53 : 80;
+
+		p[0] = sport >> 8;
+		p[1] = sport & 0xff;
+		p[2] = dport >> 8;
+		p[3] = dport & 0xff;
 		if (proto == IPPROTO_UDP) {
 			p[4] = (len - iph) >> 8;
 			p[5] = (len - iph) & 0xff;

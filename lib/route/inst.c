@@ -23,6 +23,7 @@
 #include "route/route.h"
 #include "xbpf.h"
 #include "route.skel.h"
+#include "route_flow.skel.h"
 
 /* Maps are pinned under their own names: the chain layer finds them that
  * way when route is a member of an interface's XDP chain. */
@@ -201,17 +202,31 @@ bool rt_accept_local(int ifindex)
 /* hook xdp: route joins the interface's XDP chain as the member "route",
  * last by priority, so filters added to the chain run before it. The
  * chain's link is pinned a second time as the interface's route link. */
-int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags)
+int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable)
 {
+	/* lookup flowtable's program shares the maps: it joins the same way,
+	 * from its own object. */
 	const struct xf_chain_builtin b = {
-		.name = "route", .prog = "xf_route_xdp", .prio = XF_ROUTE_CHAIN_PRIO,
-		.maps = "route", .xdp_flags = xdp_flags,
+		.name = "route", .prog = flowtable ? "xf_route_flow" : "xf_route_xdp",
+		.prio = XF_ROUTE_CHAIN_PRIO, .maps = "route", .xdp_flags = xdp_flags,
 	};
 	const void *elf;
 	size_t size;
 
-	elf = route_bpf__elf_bytes(&size);
+	elf = flowtable ? route_flow_bpf__elf_bytes(&size) : route_bpf__elf_bytes(&size);
 	return xf_chain_join(nl, dev, &b, elf, size);
+}
+
+int rt_check_flowtable(void)
+{
+	struct xf_probe p;
+
+	xf_probe_flowtable(&p);
+	if (p.yes)
+		return 0;
+	fprintf(stderr, "Error: lookup flowtable needs bpf_xdp_flow_lookup(), which this "
+		"kernel cannot give: %s.\n", p.why);
+	return -EOPNOTSUPP;
 }
 
 int rt_pinned_ifindexes(int *out, int max)

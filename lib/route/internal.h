@@ -34,8 +34,12 @@ uint64_t rt_xdp_features(int ifindex);
  * reported is xf_xdp_features_reported(). */
 bool rt_xdp_xmit_ok(int ifindex, bool reported);
 /* Join dev's XDP chain as the member "route" (a new chain in xdp_flags'
- * mode): the chain's link fd, or -errno. */
-int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags);
+ * mode), running xf_route_flow (route_flow.bpf.c) when flowtable, else
+ * xf_route_xdp: the chain's link fd, or -errno. */
+int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable);
+/* lookup flowtable: refuse (Error line, -EOPNOTSUPP) where the kernel
+ * cannot run it. */
+int rt_check_flowtable(void);
 /* The hook "auto" picks for a device of this kind and XDP features, and why. */
 const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook);
 /* XF_RTIF_RP_* for the rp_filter the kernel applies on ifindex. */

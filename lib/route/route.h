@@ -24,6 +24,8 @@ struct xf_gc_report;
 #define XF_RTIF_WANT_INET6 (1U << 18)
 /* Attached with "netfilter bypass": the operator knows (lib/route/netfilter.c). */
 #define XF_RTIF_NF_BYPASS (1U << 19)
+/* lookup flowtable: the member runs xf_route_flow (route_flow.bpf.c). */
+#define XF_RTIF_FLOWTABLE (1U << 20)
 
 /* On hook xdp, route is the member "route" of the interface's XDP chain,
  * with this run priority: after the members of libxdp's default (50), so
@@ -36,9 +38,12 @@ struct xf_route_attach_opts {
 	enum xf_xdp_attach mode;
 	uint32_t family;	/* XF_RTIF_INET | XF_RTIF_INET6 */
 	bool direct;		/* BPF_FIB_LOOKUP_DIRECT */
+	/* lookup flowtable: forward only flows in a netfilter flowtable
+	 * (hook xdp only). Netfilter decides what is forwarded, so nothing
+	 * is bypassed. */
+	bool flowtable;
 	bool force;		/* -force: attach despite a peer's checksum offload */
 	bool nf_bypass;		/* netfilter bypass: attach where netfilter acts */
-	bool flowtable;		/* lookup flowtable: netfilter decides, no refusal */
 };
 
 /* A netfilter chain a member bypasses now, and whether the operator knew
@@ -105,6 +110,7 @@ struct xf_route_get_req {
 	uint32_t ttl;
 	uint32_t len;		/* IP total length; 0: the smallest */
 	uint8_t proto;		/* IPPROTO_UDP, _TCP, _ICMP (_ICMPV6) */
+	uint16_t sport, dport;	/* UDP/TCP ports; 0: 40000, and 53 or 80 */
 };
 
 struct xf_route_get_res {

@@ -48,7 +48,8 @@ static int sv_diff_add(struct xf_diffs *out, enum xf_diff_obj obj, enum xf_diff_
 static bool sv_route_eq(const struct xf_save_route *a, const struct xf_save_route *b)
 {
 	return a->hook == b->hook && a->mode == b->mode && a->family == b->family &&
-	       a->direct == b->direct && a->nf_bypass == b->nf_bypass;
+	       a->direct == b->direct && a->flowtable == b->flowtable &&
+	       a->nf_bypass == b->nf_bypass;
 }
 
 static bool sv_member_eq(const struct xf_save_member *a, const struct xf_save_member *b)

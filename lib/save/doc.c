@@ -10,6 +10,7 @@
  *                               "on": { VERDICT: "next"|"stop"|"goto NAME" } } ] } ],
  *   "redirect": [ { "dev", "direction", "match"?, "to", "mode", "via"?, "hook" } ],
  *   "route": [ { "dev", "hook", "mode"?, "family", "lookup", "netfilter" } ],
+ *   (lookup: "full", "direct" or "flowtable")
  *   "version": 1
  * }
  * Every key is required but the ones marked "?"; no other is taken. */
@@ -29,7 +30,7 @@
 static const char *const hook_words[] = { "auto", "xdp", "tc", NULL };
 static const char *const mode_words[] = { "native", "generic", NULL };
 static const char *const family_words[] = { "all", "inet", "inet6", NULL };
-static const char *const lookup_words[] = { "full", "direct", NULL };
+static const char *const lookup_words[] = { "full", "direct", "flowtable", NULL };
 static const char *const netfilter_words[] = { "check", "bypass", NULL };
 static const char *const dir_words[] = { "ingress", "egress", NULL };
 static const char *const act_words[] = { "", "next", "stop", NULL };
@@ -51,7 +52,7 @@ static json_t *sv_route_json(const struct xf_save_route *r)
 	    (r->hook == XF_HOOK_XDP &&
 	     sv_set(o, "mode", json_string(mode_words[r->mode == XF_MODE_GENERIC]))) ||
 	    sv_set(o, "family", json_string(family_words[fam])) ||
-	    sv_set(o, "lookup", json_string(lookup_words[r->direct])) ||
+	    sv_set(o, "lookup", json_string(lookup_words[r->direct ? 1 : r->flowtable ? 2 : 0])) ||
 	    sv_set(o, "netfilter", json_string(netfilter_words[r->nf_bypass]))) {
 		json_decref(o);
 		return NULL;
@@ -337,6 +338,7 @@ static int sv_route_parse(struct sv_parse *p, json_t *o, int i, void *elem)
 	r->mode = h == XF_HOOK_XDP ? (m ? XF_MODE_GENERIC : XF_MODE_NATIVE) : XF_MODE_AUTO;
 	r->family = f == 1 ? XF_RTIF_INET : f == 2 ? XF_RTIF_INET6 : XF_RTIF_INET | XF_RTIF_INET6;
 	r->direct = l == 1;
+	r->flowtable = l == 2;
 	r->nf_bypass = nf == 1;
 	return 0;
 }

@@ -32,6 +32,7 @@ struct xf_save_route {
 	int mode;			/* enum xf_xdp_attach: hook xdp only */
 	uint32_t family;		/* XF_RTIF_INET | XF_RTIF_INET6 */
 	bool direct;
+	bool flowtable;			/* lookup flowtable */
 	bool nf_bypass;
 };
 

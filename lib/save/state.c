@@ -70,6 +70,7 @@ static int sv_route_cb(const struct xf_route_iface *ri, void *arg)
 	sr->family = (ri->flags & XF_RTIF_WANT_INET ? XF_RTIF_INET : 0) |
 		     (ri->flags & XF_RTIF_WANT_INET6 ? XF_RTIF_INET6 : 0);
 	sr->direct = ri->flags & XF_RTIF_DIRECT;
+	sr->flowtable = ri->flags & XF_RTIF_FLOWTABLE;
 	sr->nf_bypass = ri->flags & XF_RTIF_NF_BYPASS;
 	return 0;
 }
