@@ -152,7 +152,9 @@ void rt_nf_member(const struct xf_nf_set *s, struct xf_route_iface *ri)
 
 	ri->nnf = 0;
 	ri->nf_unread = s->unread;
-	if (!ri->name[0])
+	/* lookup flowtable forwards what netfilter put in a flowtable:
+	 * nothing is bypassed. */
+	if (!ri->name[0] || (ri->flags & XF_RTIF_FLOWTABLE))
 		return;
 	if ((ri->flags & XF_RTIF_NF_BYPASS) &&
 	    !xf_run_path(path, sizeof(path), ri->ifindex, RT_NF_RUN))
