@@ -131,6 +131,13 @@ Error: batch line 2 of \"$BATS_TEST_TMPDIR/batch\" failed."
 	# Root without the capabilities still reads the pins: the same tables.
 	for obj in route chain stats; do
 		run -0 --separate-stderr nocaps xfwd -j "$obj"
+		# Netfilter's state needs CAP_NET_ADMIN: route show says it could
+		# not read it, and shows the rest.
+		if [[ $obj == route ]]; then
+			assert_equal "$(jq -c '[.interfaces[].netfilter.unread] | unique' \
+				<<<"$output")" '["nftables: Operation not permitted"]'
+			output=$(jq -c 'del(.interfaces[].netfilter.unread)' <<<"$output")
+		fi
 		assert_equal "$(steady <<<"$output")" "$(xr -j "$obj" | steady)"
 		assert_equal "$stderr" ""
 	done
