@@ -83,40 +83,7 @@
 #define XF_IPPROTO_DCCP 33
 #define XF_IPPROTO_UDPLITE 136
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, XF_RT_MAX_IF);
-	__type(key, __u32);
-	__type(value, struct xf_route_ifcfg);
-} xf_rt_ifcfg SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XF_RT_IFC_SLOTS);
-	__type(key, __u32);
-	__type(value, struct xf_route_ifc);
-} xf_rt_ifc SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
-	__uint(max_entries, XF_RT_MAX_IF);
-	__type(key, __u32);
-	__type(value, __u32);
-} xf_tx_ports SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XF_RT_STATS_ENTRIES);
-	__type(key, __u32);
-	__type(value, struct xf_route_stat);
-} xf_rt_stats SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xf_route_trace);
-} xf_rt_trace SEC(".maps");
+#include "route_maps.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -109,41 +109,8 @@ bpf_xdp_flow_lookup(struct xdp_md *ctx, struct bpf_fib_lookup *fib_tuple,
 #define XF_FT_SNAT 0
 #define XF_FT_DNAT 1
 
-/* The route instance's maps: the same definitions as in route.bpf.c. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, XF_RT_MAX_IF);
-	__type(key, __u32);
-	__type(value, struct xf_route_ifcfg);
-} xf_rt_ifcfg SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XF_RT_IFC_SLOTS);
-	__type(key, __u32);
-	__type(value, struct xf_route_ifc);
-} xf_rt_ifc SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
-	__uint(max_entries, XF_RT_MAX_IF);
-	__type(key, __u32);
-	__type(value, __u32);
-} xf_tx_ports SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XF_RT_STATS_ENTRIES);
-	__type(key, __u32);
-	__type(value, struct xf_route_stat);
-} xf_rt_stats SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xf_route_trace);
-} xf_rt_trace SEC(".maps");
+/* The route instance's maps, as route.bpf.c has them. */
+#include "route_maps.h"
 
 /* One packet's state. */
 struct ft_md {

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The maps of the route instance that both route programs use: route.bpf.c
+ * and route_flow.bpf.c, whose "route" member shares the instance's pins, so
+ * their definitions must be one. Included by BPF programs only. */
+#ifndef XF_ROUTE_MAPS_H
+#define XF_ROUTE_MAPS_H
+
+#include "xfwd_bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XF_RT_MAX_IF);
+	__type(key, __u32);
+	__type(value, struct xf_route_ifcfg);
+} xf_rt_ifcfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XF_RT_IFC_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xf_route_ifc);
+} xf_rt_ifc SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, XF_RT_MAX_IF);
+	__type(key, __u32);
+	__type(value, __u32);
+} xf_tx_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XF_RT_STATS_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct xf_route_stat);
+} xf_rt_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xf_route_trace);
+} xf_rt_trace SEC(".maps");
+
+#endif
