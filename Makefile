@@ -60,8 +60,8 @@ BENCH_PROGS := $(wildcard bench/progs/*.bpf.c)
 
 CMD_OBJS := $(CMD_SRCS:%.c=build/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=build/%.o)
-BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=build/%.bpf.o)
-SKELS := $(BPF_SRCS:bpf/%.bpf.c=build/%.skel.h)
+BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=build/%.bpf.o) build/route_kctx.bpf.o
+SKELS := $(BPF_OBJS:build/%.bpf.o=build/%.skel.h)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=build/test/%)
 TEST_PROG_OBJS := $(TEST_PROGS:test/progs/%.bpf.c=build/test/progs/%.bpf.o)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=build/bench/%)
@@ -103,6 +103,11 @@ build/test/progs/%.bpf.o: test/progs/%.bpf.c config.mk | build/test/progs
 # BPF programs only the benchmarks load (chainstep's hash-map chain).
 build/bench/progs/%.bpf.o: bench/progs/%.bpf.c config.mk | build/bench/progs
 	$(QUIET_CLANG)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+# route.bpf.c once more, reading kernel state for its IPv4 source check
+# (bpf/route_kctx.h); xfwd loads it where the kernel allows (rt_elf()).
+build/route_kctx.bpf.o: bpf/route.bpf.c config.mk | build
+	$(QUIET_CLANG)$(CLANG) $(BPF_CFLAGS) -DXF_KCTX=1 -MMD -MP -c $< -o $@
 
 build/%.skel.h: build/%.bpf.o
 	$(QUIET_GEN)$(BPFTOOL) gen skeleton $< > $@

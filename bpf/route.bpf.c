@@ -83,7 +83,16 @@
 #define XF_IPPROTO_DCCP 33
 #define XF_IPPROTO_UDPLITE 136
 
+/* Built twice: with XF_KCTX=1 the IPv4 source check reads kernel state
+ * (route_kctx.h) and needs no reverse lookup where the kernel makes none. */
+#ifndef XF_KCTX
+#define XF_KCTX 0
+#endif
+
 #include "route_maps.h"
+#if XF_KCTX
+#include "route_kctx.h"
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -91,6 +100,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xf_route_local);
 } xf_rt_local SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XF_RT_SRC4_BUCKETS + 2);
+	__type(key, __u32);
+	__type(value, struct xf_route_src4);
+} xf_rt_src4 SEC(".maps");
 
 enum xf_rt_hook { XF_RT_XDP, XF_RT_TC };
 
@@ -393,6 +409,33 @@ static __always_inline int xf_rt_is_local(const struct bpf_fib_lookup *fib)
 	       l->v6[3] == fib->ipv6_dst[3];
 }
 
+#if XF_KCTX
+/* With rp_filter off: fib_validate_source()'s quick check, when the kernel
+ * would make it and xf_rt_src4 is current (route_kctx.h, xfwd_bpf.h):
+ * XF_RR_MARTIAN for one of the namespace's addresses, else
+ * XF_RR_FORWARDED. XF_RR_MAX when the reverse lookup must decide. */
+static __always_inline __u32 xf_rt_src4_table(void *ctx, __be32 saddr,
+					      enum xf_rt_hook hook)
+{
+	struct net___xf *net = xf_kctx_net(ctx, hook == XF_RT_XDP);
+	struct xf_route_src4 *h, *b;
+	__u32 key = XF_RT_SRC4_HDR;
+
+	if (!xf_kctx_quick_check(net))
+		return XF_RR_MAX;
+	h = bpf_map_lookup_elem(&xf_rt_src4, &key);
+	if (!h || !h->a[0] || h->a[1] != xf_kctx_genid(net))
+		return XF_RR_MAX;
+	key = XF_RT_SRC4_BUCKET(saddr);
+	b = bpf_map_lookup_elem(&xf_rt_src4, &key);
+	if (!b)
+		return XF_RR_MAX;
+	if (b->a[0] == saddr || b->a[1] == saddr || b->a[2] == saddr || b->a[3] == saddr)
+		return XF_RR_MARTIAN;
+	return XF_RR_FORWARDED;
+}
+#endif
+
 /* IPv4 only: fib_validate_source() drops a source that is one of this
  * namespace's own addresses even with rp_filter off, and bpf_fib_lookup()
  * on the destination cannot see that. Such a source is a local route
@@ -402,12 +445,22 @@ static __always_inline int xf_rt_is_local(const struct bpf_fib_lookup *fib)
  * accept_local, fib_validate_source()'s shortcut). XF_RR_FORWARDED when
  * the source is fine. */
 static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
-					   __u32 flags)
+					   __u32 flags, enum xf_rt_hook hook)
 {
 	const struct bpf_fib_lookup *fib = &md->fib;
 	struct bpf_fib_lookup rp;
 	int ok, rc, rpf = md->cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
 
+#if XF_KCTX
+	if (!rpf) {
+		__u32 r = xf_rt_src4_table(ctx, md->saddr4, hook);
+
+		if (r != XF_RR_MAX) {
+			md->tflags |= XF_RTT_SRC4;
+			return r;
+		}
+	}
+#endif
 	__builtin_memset(&rp, 0, sizeof(rp));
 	rp.family = XF_AF_INET;
 	rp.tos = md->tos;
@@ -424,9 +477,11 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 	 * reached through them. */
 	rc = bpf_fib_lookup(ctx, &rp, sizeof(rp),
 			    rpf ? flags & BPF_FIB_LOOKUP_DIRECT : 0);
-	if (!rpf)
+	if (!rpf) {
+		md->tflags |= XF_RTT_SRC_LOOKUP;
 		return rc == BPF_FIB_LKUP_RET_NOT_FWDED ? XF_RR_MARTIAN :
 							  XF_RR_FORWARDED;
+	}
 	md->rp_rc = rc;
 	md->tflags |= XF_RTT_RP;
 	ok = rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH;
@@ -528,7 +583,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	/* A unicast route exists; now the kernel's order: reverse path
 	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
 	if (XF_PROF_ON(XF_PROF_SOURCE4) && md->v4 && !(md->cfl & XF_RTIF_SRC_ANY)) {
-		r = xf_rt_source4(ctx, md, flags);
+		r = xf_rt_source4(ctx, md, flags, hook);
 		if (r != XF_RR_FORWARDED)
 			return r;
 	}
@@ -870,6 +925,25 @@ peer:
 out:
 	xf_rt_done(&md, slot, reason, trace, cookie);
 	return TC_ACT_UNSPEC;
+}
+
+/* Run by userspace with BPF_PROG_RUN, never attached: the namespace's
+ * dev_addr_genid into xf_rt_src4[XF_RT_SRC4_PROBE] as { genid, 1 }. The
+ * build without XF_KCTX leaves it as it is ({ 0, 0 }: no table). */
+SEC("xdp")
+int xf_route_genid(struct xdp_md *ctx)
+{
+#if XF_KCTX
+	__u32 key = XF_RT_SRC4_PROBE;
+	struct xf_route_src4 *p;
+
+	p = bpf_map_lookup_elem(&xf_rt_src4, &key);
+	if (p) {
+		p->a[0] = xf_kctx_genid(xf_kctx_net(ctx, 1));
+		p->a[1] = 1;
+	}
+#endif
+	return XDP_PASS;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -160,6 +160,37 @@ struct xf_route_local {
 };
 
 /*
+ * xf_rt_src4: ARRAY[XF_RT_SRC4_BUCKETS + 2], this namespace's IPv4
+ * addresses as fib_validate_source() looks them up when rp_filter is off
+ * (inet_lookup_ifaddr_rcu(): every address of every device, primary or
+ * not), for the route programs built with XF_KCTX. Unlike xf_rt_local this
+ * is an authority, and a guarded one:
+ *  - bucket XF_RT_SRC4_BUCKET(addr) holds up to XF_RT_SRC4_WAYS addresses
+ *    (0 = empty); an address set that does not fit is not written at all;
+ *  - entry XF_RT_SRC4_HDR is { valid, genid, 0, 0 }: the table holds the
+ *    whole set as it was when the kernel's net->ipv4.dev_addr_genid was
+ *    genid. The kernel bumps that counter on every IPv4 address added or
+ *    removed (and on every device going up), so a program that reads the
+ *    same value there uses the table, and one that reads another falls
+ *    back to the reverse lookup until the next refresh;
+ *  - entry XF_RT_SRC4_PROBE is written by xf_route_genid (BPF_PROG_RUN):
+ *    { genid, 1, 0, 0 }, how userspace learns the counter.
+ * Userspace (rt_fast_end()) clears valid, writes the buckets, and sets
+ * valid with the genid read before its address dump, if the genid read
+ * after the dump is the same.
+ */
+#define XF_RT_SRC4_BUCKETS 128
+#define XF_RT_SRC4_WAYS 4
+#define XF_RT_SRC4_HDR XF_RT_SRC4_BUCKETS
+#define XF_RT_SRC4_PROBE (XF_RT_SRC4_BUCKETS + 1)
+#define XF_RT_SRC4_BUCKET(a) ((((a) >> 24) ^ ((a) >> 16) ^ ((a) >> 8) ^ (a)) & \
+			       (XF_RT_SRC4_BUCKETS - 1))
+
+struct xf_route_src4 {
+	__u32 a[XF_RT_SRC4_WAYS];
+};
+
+/*
  * route get: BPF_PROG_RUN with this 16-byte record in front of the packet,
  * as XDP metadata (ctx_in.data = 16) or in __sk_buff cb[0..2] (tc). A run
  * that carries it is not counted, and its decision is written to
@@ -187,6 +218,8 @@ struct xf_route_trace_in {
 #define XF_RTT_FLOW_HIT (1U << 8) /* ... found in a flowtable: ft_dir valid */
 #define XF_RTT_SNAT (1U << 9)	/* ... source NAT applied */
 #define XF_RTT_DNAT (1U << 10)	/* ... destination NAT applied */
+#define XF_RTT_SRC4 (1U << 11)	/* IPv4 source checked in xf_rt_src4 */
+#define XF_RTT_SRC_LOOKUP (1U << 12) /* ... by a reverse lookup, rp_filter off */
 
 /* xf_rt_trace: ARRAY, one entry, key 0. */
 struct xf_route_trace {

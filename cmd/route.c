@@ -342,6 +342,9 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 	out_str(o, "reason", xf_route_reason_name(res.trace.reason));
 	if (res.trace.flags & XF_RTT_FIB)
 		out_int(o, "fib_rc", res.trace.fib_rc);
+	if (res.trace.flags & (XF_RTT_SRC4 | XF_RTT_SRC_LOOKUP | XF_RTT_RP))
+		out_str(o, "source_check", res.trace.flags & XF_RTT_SRC4 ? "addresses" :
+			res.trace.flags & XF_RTT_RP ? "rp_filter" : "lookup");
 	if (res.trace.oif) {
 		out_str(o, "oif", res.oif_name);
 		memset(&nh, 0, sizeof(nh));

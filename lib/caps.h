@@ -9,6 +9,7 @@
 /* Capability numbers (linux/capability.h; CAP_BPF is 5.8's). */
 #define XF_CAP_NET_ADMIN 12
 #define XF_CAP_SYS_ADMIN 21
+#define XF_CAP_PERFMON 38
 #define XF_CAP_BPF 39
 
 /* What a command that changes state needs: CAP_NET_ADMIN and CAP_BPF,

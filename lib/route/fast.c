@@ -43,6 +43,7 @@
  * xfwd_bpf.h. */
 #include <errno.h>
 #include <net/if.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -151,36 +152,120 @@ void rt_fast_source(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg)
 		cfg->flags |= XF_RTIF_SRC_ANY;
 }
 
-static void rt_local_add(int family, const uint8_t *addr, void *arg)
+/* What one walk of the namespace's addresses fills. */
+struct rt_addrs {
+	struct xf_route_local local[XF_RT_LOCAL_SLOTS];
+	struct xf_route_src4 src4[XF_RT_SRC4_BUCKETS];
+	bool src4_full;			/* an address found no room */
+};
+
+static void rt_addr_add(int family, const uint8_t *addr, void *arg)
 {
-	struct xf_route_local *tab = arg, *l;
-	uint32_t w3;
+	struct rt_addrs *t = arg;
+	struct xf_route_local *l;
+	struct xf_route_src4 *b;
+	uint32_t w3, a;
+	int i;
 
 	memcpy(&w3, addr + (family == AF_INET ? 0 : 12), sizeof(w3));
-	l = &tab[XF_RT_LOCAL_SLOT(w3)];
+	l = &t->local[XF_RT_LOCAL_SLOT(w3)];
 	if (family == AF_INET && !l->v4 && w3)
 		l->v4 = w3;
 	else if (family == AF_INET6 && !l->v6_set) {
 		memcpy(l->v6, addr, 16);
 		l->v6_set = 1;
 	}
+	if (family != AF_INET || !w3)
+		return;
+	/* 0.0.0.0 marks an empty way; a source in 0/8 is passed before. */
+	a = w3;
+	b = &t->src4[XF_RT_SRC4_BUCKET(a)];
+	for (i = 0; i < XF_RT_SRC4_WAYS; i++) {
+		if (b->a[i] == a)
+			return;
+		if (!b->a[i]) {
+			b->a[i] = a;
+			return;
+		}
+	}
+	t->src4_full = true;
+}
+
+/* The namespace's dev_addr_genid as the programs read it: xf_route_genid
+ * run once. 0, -EOPNOTSUPP from the plain build (no table), or -errno. */
+static int rt_src4_genid(struct xf_inst *in, uint32_t *genid)
+{
+	uint8_t pkt[64] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt),
+		    .repeat = 1);
+	struct xf_route_src4 p = { 0 };
+	uint32_t key = XF_RT_SRC4_PROBE;
+
+	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, &p, BPF_ANY) ||
+	    bpf_prog_test_run_opts(in->fd[RT_PROG_GENID], &o) ||
+	    bpf_map_lookup_elem(in->fd[RT_MAP_SRC4], &key, &p))
+		return -errno;
+	if (!p.a[1])
+		return -EOPNOTSUPP;
+	*genid = p.a[0];
+	return 0;
+}
+
+/* xf_rt_src4 from t, in the order xfwd_bpf.h gives: the table is marked
+ * invalid, written, and marked valid for genid g0 only if the genid
+ * after the walk is still g0 (no address came or went meanwhile). A set
+ * that does not fit stays invalid: the reverse lookup decides. */
+static int rt_src4_write(struct xf_inst *in, const struct rt_addrs *t, uint32_t g0)
+{
+	uint32_t keys[XF_RT_SRC4_BUCKETS], count = XF_RT_SRC4_BUCKETS, key, g1, i;
+	struct xf_route_src4 h = { { 0 } };
+	int err;
+
+	if (t->src4_full)
+		return 0;
+	for (i = 0; i < XF_RT_SRC4_BUCKETS; i++)
+		keys[i] = i;
+	if (bpf_map_update_batch(in->fd[RT_MAP_SRC4], keys, t->src4, &count, NULL))
+		return -errno;
+	err = rt_src4_genid(in, &g1);
+	if (err || g1 != g0)
+		return err;
+	key = XF_RT_SRC4_HDR;
+	h.a[0] = 1;
+	h.a[1] = g0;
+	return bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, &h, BPF_ANY) ? -errno : 0;
 }
 
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 {
-	struct xf_route_local tab[XF_RT_LOCAL_SLOTS];
-	uint32_t i;
-	int err;
+	struct xf_route_src4 invalid = { { 0 } };
+	uint32_t i, key = XF_RT_SRC4_HDR, g0 = 0;
+	struct rt_addrs *t;
+	int err, gerr;
 
-	memset(tab, 0, sizeof(tab));
-	/* Without the addresses the hint is empty: every packet is looked
-	 * up, as before. */
-	err = f->nl ? xf_addr_walk(f->nl, rt_local_add, tab) : -ENOTCONN;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* The table stops counting before anything in it changes. */
+	gerr = rt_src4_genid(in, &g0);
+	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, &invalid, BPF_ANY))
+		gerr = -errno;
+	/* Without the addresses the hint is empty and the table invalid:
+	 * every packet is looked up, as before. */
+	err = f->nl ? xf_addr_walk(f->nl, rt_addr_add, t) : -ENOTCONN;
 	if (err)
-		memset(tab, 0, sizeof(tab));
+		memset(t, 0, sizeof(*t));
 	for (i = 0; i < XF_RT_LOCAL_SLOTS; i++)
-		if (bpf_map_update_elem(in->fd[RT_MAP_LOCAL], &i, &tab[i], BPF_ANY) && !err)
+		if (bpf_map_update_elem(in->fd[RT_MAP_LOCAL], &i, &t->local[i], BPF_ANY) && !err)
 			err = -errno;
+	if (!err && !gerr)
+		err = rt_src4_write(in, t, g0);
+	else if (!err && gerr != -EOPNOTSUPP)
+		err = gerr;
+	free(t);
+out:
 	if (f->nl)
 		xf_nl_close(f->nl);
 	f->nl = NULL;

@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 
+#include "caps.h"
 #include "chain/chain.h"
 #include "inst.h"
 #include "internal.h"
@@ -23,6 +25,7 @@
 #include "route/route.h"
 #include "xbpf.h"
 #include "route.skel.h"
+#include "route_kctx.skel.h"
 #include "route_flow.skel.h"
 
 /* Maps are pinned under their own names: the chain layer finds them that
@@ -36,12 +39,29 @@ static const struct xf_inst_obj rt_objs[RT_NFDS] = {
 	[RT_MAP_TRACE] = { .pin = "xf_rt_trace" },
 	[RT_MAP_LOCAL] = { .pin = "xf_rt_local" },
 	[RT_MAP_IFC] = { .pin = "xf_rt_ifc" },
+	[RT_PROG_GENID] = { "prog_genid", "xf_route_genid" },
+	[RT_MAP_SRC4] = { .pin = "xf_rt_src4" },
 };
 
 const struct xf_inst_desc rt_inst_desc = {
 	.name = "route", .what = "the route fast path", .objs = rt_objs, .n = RT_NFDS,
-	.elf = route_bpf__elf_bytes,
+	.elf = rt_elf,
 };
+
+const void *rt_elf(size_t *size)
+{
+	uint64_t missing;
+	struct btf *vml;
+	bool kfunc;
+
+	if (xf_caps_missing((1ULL << XF_CAP_PERFMON) | (1ULL << XF_CAP_SYS_ADMIN), &missing) ||
+	    missing == ((1ULL << XF_CAP_PERFMON) | (1ULL << XF_CAP_SYS_ADMIN)))
+		return route_bpf__elf_bytes(size);
+	vml = btf__load_vmlinux_btf();
+	kfunc = vml && btf__find_by_name_kind(vml, "bpf_cast_to_kern_ctx", BTF_KIND_FUNC) > 0;
+	btf__free(vml);
+	return kfunc ? route_kctx_bpf__elf_bytes(size) : route_bpf__elf_bytes(size);
+}
 
 int rt_link_pin_path(char *buf, size_t len, int ifindex)
 {
@@ -213,7 +233,7 @@ int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool fl
 	const void *elf;
 	size_t size;
 
-	elf = flowtable ? route_flow_bpf__elf_bytes(&size) : route_bpf__elf_bytes(&size);
+	elf = flowtable ? route_flow_bpf__elf_bytes(&size) : rt_elf(&size);
 	return xf_chain_join(nl, dev, &b, elf, size);
 }
 

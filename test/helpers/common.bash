@@ -58,7 +58,8 @@ kernel_lacks() {
 		case $(uname -r) in
 		# xdp_features: no netdev genetlink family (6.3), so no device
 		# is known to run XDP natively or to take XDP frames.
-		6.1.*) lacks="tcx netkit fib_mark peer_egress xdp_features xdp_flowtable" ;;
+		# kern_ctx: bpf_cast_to_kern_ctx() (6.2), route's source table.
+		6.1.*) lacks="tcx netkit fib_mark peer_egress xdp_features xdp_flowtable kern_ctx" ;;
 		7.2.*) lacks="peer_egress" ;;
 		6.18.*) lacks="netkit freplace peer_egress xdp_flowtable" ;;
 		*)

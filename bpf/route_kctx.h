@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* route.bpf.c built with XF_KCTX=1 (build/route_kctx.bpf.o): the kernel
+ * state behind fib_validate_source()'s quick check, read through
+ * bpf_cast_to_kern_ctx() (Linux 6.2) and BTF (CAP_PERFMON). userspace
+ * loads this build only where both are there (rt_elf()); the other build
+ * makes the reverse lookup every time, as before.
+ *
+ * With rp_filter off, no realm in use (fib_num_tclassid_users), no local
+ * route of the operator's own (fib_has_custom_local_routes) and no policy
+ * rule (fib_has_custom_rules), the kernel drops a forwarded packet for its
+ * source only when the source is one of the namespace's IPv4 addresses
+ * (and sends it through the full check otherwise). Those three are read
+ * here on every packet, the addresses come from xf_rt_src4 while its
+ * genid is the kernel's (xfwd_bpf.h). The packet sent back out of its
+ * ingress interface, the other way to the full check, is passed anyway
+ * (hairpin). Included by route.bpf.c only. */
+#ifndef XF_ROUTE_KCTX_H
+#define XF_ROUTE_KCTX_H
+
+#include <bpf/bpf_core_read.h>
+
+/* Only the fields read, with CO-RE: the kernel's own layout applies. */
+typedef struct {
+	int counter;
+} atomic_t___xf;
+
+struct netns_ipv4___xf {
+	_Bool fib_has_custom_rules;	/* CONFIG_IP_MULTIPLE_TABLES */
+	_Bool fib_has_custom_local_routes;
+	atomic_t___xf fib_num_tclassid_users;	/* CONFIG_IP_ROUTE_CLASSID */
+	atomic_t___xf dev_addr_genid;
+} __attribute__((preserve_access_index));
+
+struct net___xf {
+	struct netns_ipv4___xf ipv4;
+} __attribute__((preserve_access_index));
+
+struct net_device___xf {
+	struct {
+		struct net___xf *net;
+	} nd_net;
+} __attribute__((preserve_access_index));
+
+struct xdp_rxq_info___xf {
+	struct net_device___xf *dev;
+} __attribute__((preserve_access_index));
+
+struct xdp_buff___xf {
+	struct xdp_rxq_info___xf *rxq;
+} __attribute__((preserve_access_index));
+
+struct sk_buff___xf {
+	struct net_device___xf *dev;
+} __attribute__((preserve_access_index));
+
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+
+/* The namespace of the device the packet arrived on. */
+static __always_inline struct net___xf *xf_kctx_net(void *ctx, int xdp)
+{
+	if (xdp)
+		return ((struct xdp_buff___xf *)bpf_cast_to_kern_ctx(ctx))->rxq->dev->nd_net.net;
+	return ((struct sk_buff___xf *)bpf_cast_to_kern_ctx(ctx))->dev->nd_net.net;
+}
+
+static __always_inline __u32 xf_kctx_genid(struct net___xf *net)
+{
+	return net->ipv4.dev_addr_genid.counter;
+}
+
+/* Whether fib_validate_source() would take its quick check for a source
+ * arriving with rp_filter off: nothing forces the full one. */
+static __always_inline int xf_kctx_quick_check(struct net___xf *net)
+{
+	if (net->ipv4.fib_has_custom_local_routes)
+		return 0;
+	if (bpf_core_field_exists(net->ipv4.fib_has_custom_rules) &&
+	    net->ipv4.fib_has_custom_rules)
+		return 0;
+	if (bpf_core_field_exists(net->ipv4.fib_num_tclassid_users) &&
+	    net->ipv4.fib_num_tclassid_users.counter)
+		return 0;
+	return 1;
+}
+
+#endif
