@@ -336,9 +336,9 @@ table_check() {
 		# moved). The kernel drops the source; so would the table's stale
 		# answer be "forward".
 		in_r1 ip addr add 198.18.2.200/32 dev lo
-		assert_equal "$(source_check 198.18.2.200)" lookup
 		assert_equal "$(spoofed_delivered 198.18.2.200)" 0
 		assert_equal "$(ctr veth1 martian)" 5
+		assert_equal "$(source_check 198.18.2.200)" lookup
 		# A refresh writes the table again, with the new address in it.
 		run -0 xr route detach all
 		run -0 attach $hook
@@ -374,9 +374,9 @@ table_check() {
 	for hook in xdp tc; do
 		if no_tcx $hook; then tcx_refused; continue; fi
 		run -0 attach $hook
-		assert_equal "$(source_check $BCAST4)" lookup
 		assert_equal "$(spoofed_delivered $BCAST4)" 0
 		assert_equal "$(ctr veth1 martian)" 5
+		assert_equal "$(source_check $BCAST4)" lookup
 		run -0 xr route detach all
 	done
 }
@@ -391,9 +391,9 @@ table_check() {
 	for hook in xdp tc; do
 		if no_tcx $hook; then tcx_refused; continue; fi
 		run -0 attach $hook
-		assert_equal "$(source_check 198.18.2.201)" lookup
 		assert_equal "$(spoofed_delivered 198.18.2.201)" 0
 		assert_equal "$(ctr veth1 martian)" 5
+		assert_equal "$(source_check 198.18.2.201)" lookup
 		run -0 xr route detach all
 	done
 }
