@@ -47,7 +47,10 @@ hostile_topo() {
 
 # gen_corpus FILE
 gen_corpus() {
-	corpus gen "$1" $H1_MAC $R1A_MAC "$XF_H1_IP4" 198.18.3.1 "$XF_H1_IP6" \
+	local table=1
+	# Labels only (bench/run has no kernel_lacks, and counts no labels).
+	if declare -F kernel_lacks >/dev/null && kernel_lacks kern_ctx; then table=0; fi
+	XF_SRC_TABLE=$table corpus gen "$1" $H1_MAC $R1A_MAC "$XF_H1_IP4" 198.18.3.1 "$XF_H1_IP6" \
 		2001:2:0:3::1 "$XF_R1_IP4A" "$XF_R1_IP4B" "$XF_R1_IP6A" "$XF_R1_IP6B"
 }
 
