@@ -451,7 +451,9 @@ def main(raw_path, out_dir):
                ""]
     md += ["Configurations: kernel = r1's own forwarding; xdp, tc = xfwd route "
            "attach hook xdp / tc; fwd-full, fwd-direct = the peer; drop = XDP_DROP "
-           "on r1's veth1, the offered-load ceiling, counted where it drops. Route "
+           "on r1's veth1, the offered-load ceiling, counted where it drops; "
+           "xdp-pass, tc-pass = a program that only passes, on r1's veth1 (XDP, tcx), "
+           "in the suite of traffic to r1: the floor of any program on that hook. Route "
            "pps is counted at h2's tc ingress for every forwarding configuration. "
            "The corpus column: frames of the hostile corpus (test/fixtures/corpus.py) "
            "that the configuration delivered to h2 and the kernel did not / that the "
@@ -550,6 +552,7 @@ PANELS = [
 LABELS = {"kernel": "kernel", "xdp": "xfwd xdp", "tc": "xfwd tc",
           "fwd-full": "xdp-forward\\nfib full", "fwd-direct": "xdp-forward\\nfib direct",
           "drop": "XDP_DROP\\nceiling", "bridge": "Linux\\nbridge",
+          "xdp-pass": "XDP_PASS\\nonly", "tc-pass": "tc pass\\nonly",
           "egress": "xfwd\\negress", "peer": "xfwd\\npeer", "neigh": "xfwd\\nneigh",
           "xfwd_help": "xfwd help\\n(start-up)", "stats_64_ifaces": "xfwd -j stats",
           "tail": "tail\\ncalls", "inlined": "xfwd\\ninlined",
@@ -565,7 +568,7 @@ def q(text):
 def colour_of(c):
     if c.startswith("fwd-"):
         return COLOURS["peer"]
-    if c in ("kernel", "bridge", "drop", "xfwd_help", "tail"):
+    if c in ("kernel", "bridge", "drop", "xfwd_help", "tail", "xdp-pass", "tc-pass"):
         return COLOURS["kernel"]
     return COLOURS["xfwd"]
 
