@@ -219,14 +219,11 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 static int route_walk(struct xfwd *x, struct xf_nl *nl, const char *dev)
 {
 	struct xf_link l = { .ifindex = 0 };
-	int err;
 
 	if (dev && xf_link_find(nl, dev, &l))
 		return -ENODEV;
-	err = xf_route_list(nl, l.ifindex, route_show_one, x);
-	if (!err)
-		xf_route_nf_warn(nl);
-	return err;
+	/* One reading of the members for the rows and the Warning. */
+	return xf_route_list_warn(nl, l.ifindex, route_show_one, x);
 }
 
 static int route_show(struct xfwd *x, struct xf_args *a)

@@ -96,6 +96,10 @@ int xf_route_sweep(struct xf_nl *nl, const struct xf_gc_report *r);
 /* Call cb for each attached interface (only ifindex when it is not 0). */
 int xf_route_list(struct xf_nl *nl, int ifindex,
 		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
+/* The same, then xf_route_nf_warn()'s Warning for the members listed, from
+ * the same reading of netfilter and counters (route show). */
+int xf_route_list_warn(struct xf_nl *nl, int ifindex,
+		       int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
 
 /* One Warning line on stderr naming the netfilter chains that members of
  * the set bypass without the operator's "netfilter bypass" (nothing when

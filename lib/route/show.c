@@ -159,12 +159,21 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
 	return rt_list(nl, ifindex, cb, arg, NULL);
 }
 
-void xf_route_nf_warn(struct xf_nl *nl)
+int xf_route_list_warn(struct xf_nl *nl, int ifindex,
+		       int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg)
 {
 	struct rt_nf_warn w = { 0 };
+	int err;
 
-	if (!rt_list(nl, 0, rt_nf_none, NULL, &w))
+	err = rt_list(nl, ifindex, cb, arg, &w);
+	if (!err)
 		rt_nf_warn_print(&w);
+	return err;
+}
+
+void xf_route_nf_warn(struct xf_nl *nl)
+{
+	xf_route_list_warn(nl, 0, rt_nf_none, NULL);
 }
 
 int xf_route_stats_reset(int ifindex)
