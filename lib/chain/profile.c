@@ -371,7 +371,7 @@ static void result_write(const struct chain_if *c, const struct xf_chain_profile
 	f = fopen(tmp, "we");
 	if (!f)
 		return;
-	fprintf(f, "%lld %.6f %.3f %.3f %llu %llu %d %d %u\n", (long long)p->time, p->duration,
+	fprintf(f, "%lld %.6f %.6f %.6f %llu %llu %d %d %u\n", (long long)p->time, p->duration,
 		p->overhead, p->step, (unsigned long long)p->packets,
 		(unsigned long long)p->run_ns, p->has_total, p->changed, p->n);
 	for (i = 0; i < p->n; i++)
