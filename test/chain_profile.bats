@@ -58,7 +58,7 @@ profile_bg() {
 	wait_until 10 test -e "$IF_PIN/chain_normal"
 }
 
-# not_profiling: no state of a profile left, the normal program $1 runs.
+# normal_again ID: no state of a profile left, the normal program $1 runs.
 normal_again() {
 	assert_equal "$(prog_id)" "$1"
 	[[ ! -e $IF_PIN/chain_normal ]] || fail "chain_normal still pinned"
@@ -172,6 +172,7 @@ normal_again() {
 	profile_bg "$out" duration 60
 	run -1 --separate-stderr xr chain profile dev veth1 duration 1
 	[[ $stderr == "Error: the chain of veth1 is being profiled by PID $PROF." ]] || fail "$stderr"
+	assert_equal "$(xr -s -j chain show dev veth1 | jq -er '.interfaces[0].profiling_pid')" "$PROF"
 	kill -INT "$PROF"
 	wait "$PROF"
 	normal_again "$id"
