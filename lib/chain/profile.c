@@ -441,7 +441,10 @@ int xf_chain_profile_end(struct xf_chain_prof_run *r, struct xf_chain_profile *p
 	xf_pin_remove(r->c.l.ifindex, "chain_normal");
 	xf_run_remove(r->c.l.ifindex, "profiling");
 	r->p.duration = (t1.tv_sec - r->t0.tv_sec) + (t1.tv_nsec - r->t0.tv_nsec) / 1e9;
-	if (r->stats_fd >= 0 && !bpf_prog_get_info_by_fd(r->prog_fd, &info, &len)) {
+	/* Counted while our stats fd was open, or while the sysctl
+	 * kernel.bpf_stats_enabled was on (a profiler without CAP_SYS_ADMIN). */
+	if (!bpf_prog_get_info_by_fd(r->prog_fd, &info, &len) &&
+	    (r->stats_fd >= 0 || info.run_cnt)) {
 		r->p.has_total = true;
 		r->p.packets = info.run_cnt;
 		r->p.run_ns = info.run_time_ns;
