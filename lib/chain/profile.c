@@ -306,6 +306,13 @@ int xf_chain_profile_begin(struct xf_nl *nl, const char *dev, struct xf_chain_pr
 		err = -EBUSY;
 		goto fail;
 	}
+	/* A dead profiler's timed build is not the normal program to keep. */
+	if (recover_one(r->c.l.ifindex) > 0) {
+		chain_if_close(&r->c);
+		err = chain_if_open(nl, dev, false, &r->c);
+		if (err)
+			goto fail;
+	}
 	err = xf_chain_profile_calibrate(&r->p.overhead, &r->p.step);
 	if (err) {
 		fprintf(stderr, "Error: cannot measure the timing's own cost: %s.\n",
@@ -426,10 +433,16 @@ int xf_chain_profile_end(struct xf_chain_prof_run *r, struct xf_chain_profile *p
 	struct timespec t1;
 	int err;
 
+	/* Once more if the kernel refused for another reason than the two
+	 * below: the alternative, the timed build until the next command,
+	 * is worse than a second try. */
 	err = swap(r->c.link_fd, r->normal_fd, r->prog_fd);
+	if (err && err != -EPERM && err != -ENOLINK)
+		err = swap(r->c.link_fd, r->normal_fd, r->prog_fd);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (err == -EPERM) {
-		/* Another command changed the chain: its build runs now. */
+	if (err == -EPERM || err == -ENOLINK) {
+		/* Another command changed the chain (its build runs now) or
+		 * deleted it (the link is detached). */
 		r->p.changed = true;
 		err = 0;
 	} else if (err) {
