@@ -2,6 +2,8 @@
 /* xfwd chain: many XDP programs on one interface, linked into one. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,7 +15,7 @@
 static const char *const verdict_words[] = { "aborted", "drop", "pass", "tx", "redirect", NULL };
 static const char *const action_words[] = { "next", "stop", "goto", NULL };
 
-enum { KW_DEV, KW_OBJ, KW_SEC, KW_NAME, KW_POS };
+enum { KW_DEV, KW_OBJ, KW_SEC, KW_NAME, KW_POS, KW_DURATION };
 
 /* "on VERDICT { next | stop | goto NAME }" after the "on". */
 static int chain_rule_parse(struct xf_args *a, struct xf_chain_add *o)
@@ -215,12 +217,52 @@ static void chain_rules_str(const struct xf_chain_desc *d, int i, char *buf, siz
 	}
 }
 
+/* The kept profile's line for the member in slot, or -1. */
+static int prof_find(const struct xf_chain_profile *p, const struct xf_chain_desc_member *m)
+{
+	uint32_t i;
+
+	for (i = 0; p && i < p->n; i++)
+		if (p->m[i].slot == m->slot && !strcmp(p->m[i].name, m->name))
+			return i;
+	return -1;
+}
+
+/* -s: when the ns per run shown come from (the last chain profile). */
+static void chain_show_prof(struct xf_out *o, const struct xf_chain_info *ci)
+{
+	const struct xf_chain_profile *p = ci->prof;
+	char when[32];
+	struct tm tm;
+	time_t t;
+
+	if (ci->profiling)
+		out_int(o, "profiling_pid", ci->profiling);
+	if (!p) {
+		out_str(o, "profile", out_is_json(o) ? NULL : "-");
+		return;
+	}
+	t = p->time;
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!out_is_json(o)) {
+		out_strf(o, "profile", "%s %.1fs", when, p->duration);
+		return;
+	}
+	out_obj_begin(o, "profile");
+	out_str(o, "time", when);
+	out_real(o, "duration", p->duration, 1);
+	out_real(o, "overhead_ns", p->overhead, 1);
+	out_obj_end(o);
+}
+
 static int chain_show_one(const struct xf_chain_info *ci, void *arg)
 {
 	struct xfwd *x = arg;
 	struct xf_out *o = x->out;
 	char rules[160];
 	uint32_t i, v;
+	int k;
 
 	out_row_begin(o);
 	out_str(o, "dev", ci->dev);
@@ -229,6 +271,8 @@ static int chain_show_one(const struct xf_chain_info *ci, void *arg)
 	out_int(o, "prog_id", ci->prog_id);
 	out_int(o, "link_id", ci->link_id);
 	out_int(o, "members", ci->desc.n);
+	if (x->stats)
+		chain_show_prof(o, ci);
 	out_list_begin(o, "chain");
 	for (i = 0; i < ci->desc.n; i++) {
 		const struct xf_chain_desc_member *m = &ci->desc.m[i];
@@ -240,11 +284,145 @@ static int chain_show_one(const struct xf_chain_info *ci, void *arg)
 			out_u64(o, xf_chain_verdict_name(v), ci->cnt[m->slot][v]);
 		chain_rules_str(&ci->desc, i, rules, sizeof(rules));
 		out_str(o, "rules", rules[0] ? rules : out_is_json(o) ? NULL : "-");
+		k = x->stats ? prof_find(ci->prof, m) : -1;
+		if (k >= 0)
+			out_real(o, "ns_per_run", xf_chain_profile_ns(ci->prof, k), 1);
+		else if (x->stats && !out_is_json(o))
+			out_str(o, "ns_per_run", "-");
 		out_row_end(o);
 	}
 	out_list_end(o);
 	out_row_end(o);
 	return 0;
+}
+
+static void chain_profile_print(struct xf_out *o, const char *dev,
+				const struct xf_chain_profile *p, bool interrupted)
+{
+	double total = 0, steps = 0, ns;
+	uint32_t i;
+
+	for (i = 0; i < p->n; i++)
+		steps += p->m[i].runs;
+	if (p->has_total && p->packets)
+		total = ((double)p->run_ns - steps * p->step) / p->packets;
+	out_row_begin(o);
+	out_str(o, "dev", dev);
+	out_real(o, "duration", p->duration, 1);
+	if (interrupted)
+		out_bool(o, "interrupted", true);
+	if (p->changed)
+		out_bool(o, "changed", true);
+	out_real(o, "overhead_ns", p->overhead, 1);
+	out_real(o, "step_ns", p->step, 1);
+	if (p->has_total) {
+		out_u64(o, "packets", p->packets);
+		out_real(o, "ns_per_packet", total > 0 ? total : 0, 1);
+		out_real(o, "dispatcher_ns_per_packet", xf_chain_profile_rest(p), 1);
+	} else if (!out_is_json(o)) {
+		out_str(o, "packets", "-");
+		out_str(o, "ns_per_packet", "-");
+		out_str(o, "dispatcher_ns_per_packet", "-");
+	}
+	out_list_begin(o, "members");
+	for (i = 0; i < p->n; i++) {
+		ns = xf_chain_profile_ns(p, i);
+		out_row_begin(o);
+		out_str(o, "name", p->m[i].name);
+		out_u64(o, "runs", p->m[i].runs);
+		out_real(o, "ns_per_run", ns, 1);
+		if (p->has_total)
+			out_real(o, "ns_per_packet", p->packets ? ns * p->m[i].runs / p->packets : 0,
+				 1);
+		out_row_end(o);
+	}
+	out_list_end(o);
+	out_row_end(o);
+}
+
+/* Wait up to secs for SIGINT, SIGTERM or SIGHUP (blocked in set). True
+ * if one came. */
+static bool profile_wait(const sigset_t *set, uint32_t secs)
+{
+	struct timespec end, now, left;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += secs;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = end.tv_sec - now.tv_sec;
+		left.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (left.tv_sec < 0)
+			return false;
+		if (sigtimedwait(set, NULL, &left) > 0)
+			return true;
+		if (errno == EAGAIN)
+			return false;
+	}
+}
+
+#define PROFILE_DEFAULT_SECS 10
+
+/* The timed build for a while, then the normal one back; signals that
+ * would end xfwd are held from before the swap until after the swap back,
+ * and end the wait early. The lock is not held while waiting. */
+static int chain_profile(struct xfwd *x, struct xf_args *a)
+{
+	struct xf_chain_prof_run *r;
+	struct xf_chain_profile p;
+	uint32_t secs = PROFILE_DEFAULT_SECS;
+	const char *dev = NULL;
+	sigset_t set, old;
+	struct xf_nl *nl;
+	bool intr;
+	int err = 0;
+
+	while (arg_more(a) && !err) {
+		if (arg_kw(a, "dev"))
+			err = chain_dev(a, &dev);
+		else if (arg_kw(a, "duration"))
+			err = arg_once(a, KW_DURATION, "duration") ?:
+			      arg_u32_range(a, "SECONDS", 1, 86400, &secs);
+		else
+			return arg_unexpected(a);
+	}
+	if (err)
+		return err;
+	if (!dev)
+		return arg_missing(a, "dev IFNAME");
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	err = xfwd_nl_locked(x, &nl) ?: xf_chain_profile_begin(nl, dev, &r);
+	if (err)
+		goto out;
+	xf_unlock(x->lock_fd);
+	x->lock_fd = -1;
+	intr = profile_wait(&set, secs);
+	/* The swap back goes on even without the lock. */
+	xfwd_lock(x);
+	err = xf_chain_profile_end(r, &p);
+	/* A signal that came after the wait ended is taken here, not when
+	 * the mask is restored (which would end xfwd before its output). */
+	{
+		struct timespec zero = { 0 };
+
+		intr |= sigtimedwait(&set, NULL, &zero) > 0;
+	}
+	if (!err) {
+		out_list_begin(x->out, "profile");
+		chain_profile_print(x->out, dev, &p, intr);
+		out_list_end(x->out);
+	}
+out:
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
 }
 
 CMD_SHOW_VERB(chain_show, "interfaces", xf_chain_list, chain_show_one)
@@ -258,6 +436,7 @@ static const struct cmd chain_cmds[] = {
 	{ "order", chain_order, "dev IFNAME NAME NAME ...", XF_CMD_CHANGES },
 	{ "del", chain_del, "dev IFNAME { name NAME | all }", XF_CMD_CHANGES },
 	{ "show", chain_show, "[ dev IFNAME ]", XF_CMD_READS },
+	{ "profile", chain_profile, "dev IFNAME [ duration SECONDS ]", XF_CMD_CHANGES },
 	{ }
 };
 

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "caps.h"
+#include "chain/chain.h"
 #include "cmd.h"
 #include "fault.h"
 #include "nl.h"
@@ -132,6 +133,10 @@ int xfwd_lock(struct xfwd *x)
 		fprintf(stderr, "Error: cannot take %s: %s.\n", XF_LOCK_PATH, strerror(-err));
 	else if (x->lock_log)
 		lock_log(x);
+	/* A chain profile killed before it swapped back: the normal build
+	 * returns with the next command that takes the lock. */
+	if (!err)
+		xf_chain_profile_recover();
 	return err;
 }
 

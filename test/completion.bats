@@ -95,7 +95,7 @@ comp() {
 	comp "xfwd route "
 	assert_equal "$REPLY" "attach detach get help show"
 	comp "xfwd chain "
-	assert_equal "$REPLY" "add del help order set show"
+	assert_equal "$REPLY" "add del help order profile set show"
 	comp "xfwd redirect "
 	assert_equal "$REPLY" "add del help show"
 	comp "xfwd stats "
@@ -117,6 +117,8 @@ comp() {
 	assert_equal "$REPLY" "dev family hook lookup mode netfilter"
 	comp "xfwd stats show "
 	assert_equal "$REPLY" "chain dev redirect route"
+	comp "xfwd chain prof dev lo "
+	assert_equal "$REPLY" "dev duration"
 }
 
 @test "choices { a | b } after their keyword" {

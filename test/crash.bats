@@ -117,6 +117,18 @@ kill_loop() {
 	[[ ! -e $RUN_DIR ]] || fail "copies left: $(find "$RUN_DIR")"
 }
 
+@test "chain profile killed at 10 points: the next command puts the very program back" {
+	xt chain add dev veth1 obj "$PROGS/count.bpf.o" name a
+	xt chain add dev veth1 obj "$PROGS/pass.bpf.o" name b
+	normal=$(xt -j chain show dev veth1 | jq -er '.interfaces[0].prog_id')
+	# Undo: gc, a command that takes the lock and changes no chain.
+	kill_loop 10 "gc" "" -- chain profile dev veth1 duration 1
+	xt gc >/dev/null
+	assert_equal "$(xt -j chain show dev veth1 | jq -er '.interfaces[0].prog_id')" "$normal"
+	[[ -z $(find "$PIN_DIR" "$RUN_DIR" -name chain_normal -o -name profiling) ]] ||
+		fail "profile state left: $(find "$PIN_DIR" "$RUN_DIR")"
+}
+
 # The chain's first attach pins its link last, and detach all takes route
 # out of a chain it joined without pinning its own link: a kill between
 # any two calls (the window is a call or two wide, which the samples above

@@ -93,6 +93,7 @@ snapshot() {
 		chain order dev veth1 xf_pass
 		chain del dev veth1 name xf_pass
 		chain del dev veth1 all
+		chain profile dev veth1 duration 1
 		redirect add dev veth1 to veth2
 		redirect del dev veth2 all
 		stats reset

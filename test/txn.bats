@@ -70,6 +70,14 @@ load helpers/reliability
 	fault_loop "chain del dev veth1 name b" -- chain add dev veth1 obj "$PROGS/pass.bpf.o" name b
 }
 
+@test "chain profile: a failed step leaves the normal build running, nothing else changed" {
+	xt chain add dev veth1 obj "$PROGS/count.bpf.o" name a
+	xt chain add dev veth1 obj "$PROGS/pass.bpf.o" name b
+	# Every other call: each run lasts a second.
+	FAULT_STRIDE=2 fault_loop "chain show" -- chain profile dev veth1 duration 1
+	((FAULTS > 5))
+}
+
 @test "chain del, order and set on a chain of three: every step rolls back" {
 	xt chain add dev veth1 obj "$PROGS/count.bpf.o" name a
 	xt chain add dev veth1 obj "$PROGS/pass.bpf.o" name b

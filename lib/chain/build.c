@@ -396,6 +396,12 @@ static void note(const struct chain_prog *l, const struct xf_chain_member *m,
 int xf_chain_load(const struct xf_chain_member *m, int n, int counters_fd,
 		  char *msg, size_t len)
 {
+	return xf_chain_load_timed(m, n, counters_fd, -1, msg, len);
+}
+
+int xf_chain_load_timed(const struct xf_chain_member *m, int n, int counters_fd,
+			int timed_fd, char *msg, size_t len)
+{
 	struct xf_chain_facts f[XF_CHAIN_MAX];
 	struct xf_chain_layout lo;
 	struct chain_prog *l;
@@ -452,7 +458,9 @@ int xf_chain_load(const struct xf_chain_member *m, int n, int counters_fd,
 			goto out;
 		}
 	}
-	if (counters_fd >= 0) {
+	l->timed = timed_fd >= 0;
+	l->timed_fd = timed_fd;
+	if (counters_fd >= 0 || l->timed) {
 		key_fd = key_map_create();
 		if (key_fd < 0) {
 			snprintf(msg, len, "cannot create the counters' key map: %s",
@@ -461,7 +469,7 @@ int xf_chain_load(const struct xf_chain_member *m, int n, int counters_fd,
 			goto out;
 		}
 	}
-	l->cap = 32 + 40 * lo.n + total;
+	l->cap = 32 + (40 + (l->timed ? XF_CHAIN_TIMED_INSNS : 0)) * lo.n + total;
 	l->in = calloc(l->cap, sizeof(*l->in));
 	if (!l->in) {
 		fd = -ENOMEM;
@@ -506,6 +514,21 @@ out:
 	free(l->in);
 	free(l);
 	return fd;
+}
+
+int xf_chain_timed_create(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "xf_chain_prof", 4,
+				XF_CHAIN_MAX * 2 * sizeof(uint64_t), 1, NULL);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int xf_chain_timed_read(int fd, uint64_t t[XF_CHAIN_MAX][2])
+{
+	uint32_t key = 0;
+
+	return xf_percpu_read(fd, &key, &t[0][0], NULL, XF_CHAIN_MAX * 2);
 }
 
 int xf_chain_counters_create(void)

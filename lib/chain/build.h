@@ -93,6 +93,15 @@ void xf_chain_layout(const struct xf_chain_member *m, int n, struct xf_chain_lay
 int xf_chain_load(const struct xf_chain_member *m, int n, int counters_fd,
 		  char *msg, size_t len);
 
+/* The same, built to time each member (chain profile): timed_fd is a map
+ * of xf_chain_timed_create() that gets each slot's ns sum and runs. */
+int xf_chain_load_timed(const struct xf_chain_member *m, int n, int counters_fd,
+			int timed_fd, char *msg, size_t len);
+/* The timing map: PERCPU_ARRAY, one entry, __u64[XF_CHAIN_MAX][2] (ns
+ * sum, runs) by slot. fd/-errno. Read summed over CPUs: 0/-errno. */
+int xf_chain_timed_create(void);
+int xf_chain_timed_read(int fd, uint64_t t[XF_CHAIN_MAX][2]);
+
 /* Create an empty counters map (caller pins and closes it). fd/-errno. */
 int xf_chain_counters_create(void);
 

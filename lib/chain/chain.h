@@ -88,6 +88,58 @@ struct xf_chain_add {
 	uint32_t xdp_flags;		/* XDP_FLAGS_*_MODE when the chain is new */
 };
 
+/*
+ * chain profile: what each member costs. A timed build of the same chain
+ * (same members, order, gotos, maps and counters) runs for a while in
+ * place of the normal one; the normal program itself is pinned meanwhile
+ * as "chain_normal" beside the link, and the profiler's PID is kept in
+ * XF_RUN_ROOT/ns<id>/<ifindex>/profiling, so that a later xfwd puts the
+ * normal program back if the profiler died. The result is kept there as
+ * "profile" for chain show -s.
+ */
+struct xf_chain_profile {
+	int64_t time;			/* when it started, Unix seconds */
+	double duration;		/* how long the timed build ran, seconds */
+	double overhead;		/* ns a timed step adds inside its own
+					 * timing (subtracted from each run) */
+	double step;			/* ns a timed step adds to the chain */
+	uint64_t packets, run_ns;	/* the chain's bpf_stats, if has_total */
+	bool has_total;
+	bool changed;			/* another command swapped the chain
+					 * during the profile: timed until then */
+	uint32_t n;
+	struct {
+		char name[16];
+		uint8_t slot;
+		uint64_t runs, ns;	/* ns: summed, overhead included */
+	} m[XF_CHAIN_MAX];
+};
+/* A member's ns per run net of the overhead (0 when it did not run). */
+double xf_chain_profile_ns(const struct xf_chain_profile *p, uint32_t i);
+/* What the chain's total leaves to the dispatcher, per packet, net of
+ * the profile's own cost; 0 without a total. */
+double xf_chain_profile_rest(const struct xf_chain_profile *p);
+
+struct xf_chain_prof_run;
+/* Swap dev's chain for its timed build. Prints its own Error; changes
+ * nothing on failure. *r is for xf_chain_profile_end(). 0/-errno. */
+int xf_chain_profile_begin(struct xf_nl *nl, const char *dev, struct xf_chain_prof_run **r);
+/* Swap the normal build back (unless another command replaced the timed
+ * one meanwhile), fill p, keep it for show and free r. 0/-errno. */
+int xf_chain_profile_end(struct xf_chain_prof_run *r, struct xf_chain_profile *p);
+/* The last profile kept for the chain of ifindex (this namespace), and in
+ * *profiling the PID of a profile running now (0: none). 0/-errno
+ * (-ENOENT: none kept). */
+int xf_chain_profile_last(int ifindex, struct xf_chain_profile *p, int *profiling);
+/* Put the normal build back on every chain of this namespace whose
+ * profiler is gone (killed); one Warning line each. Call under the lock.
+ * Returns how many. */
+int xf_chain_profile_recover(void);
+/* Measure the timing's own cost with BPF_PROG_RUN on a member that only
+ * returns XDP_PASS: overhead (ns inside a timed step) and step (ns a timed
+ * step adds to the program). 0/-errno. */
+int xf_chain_profile_calibrate(double *overhead, double *step);
+
 /* What show prints about one interface. */
 struct xf_chain_info {
 	int ifindex;
@@ -101,6 +153,10 @@ struct xf_chain_info {
 	 * read. Valid during the callback only. */
 	const uint64_t *percpu;
 	int ncpu;
+	/* The last chain profile of this chain, NULL when there is none;
+	 * profiling: one is running now (its PID). */
+	const struct xf_chain_profile *prof;
+	int profiling;
 };
 
 /* Each prints its own one-line Error and returns 0/-errno (-XF_EUSAGE for

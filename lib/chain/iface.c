@@ -54,6 +54,8 @@ void chain_unpin(const struct chain_if *c)
 	xf_pin_remove(c->l.ifindex, "chain_desc");
 	xf_pin_remove(c->l.ifindex, "chain_cnt");
 	xf_pin_remove(c->l.ifindex, "xdp_link");
+	xf_pin_remove(c->l.ifindex, "chain_normal");
+	xf_run_remove(c->l.ifindex, "profiling");
 }
 
 /* Open dev's chain, or an empty one. A foreign XDP program is refused. */
@@ -232,9 +234,8 @@ err:
 	return NULL;
 }
 
-/* Build and verify the whole program d describes. fd, or -errno with msg. */
-static int chain_build(const struct chain_if *c, const struct xf_chain_desc *d, int cnt_fd,
-		       char *msg, size_t len)
+int chain_build(const struct chain_if *c, const struct xf_chain_desc *d, int cnt_fd,
+		int timed_fd, char *msg, size_t len)
 {
 	struct bpf_object *objs[XF_CHAIN_MAX] = { 0 };
 	struct xf_chain_member m[XF_CHAIN_MAX];
@@ -271,7 +272,7 @@ static int chain_build(const struct chain_if *c, const struct xf_chain_desc *d, 
 	}
 	/* A cycle or a dangling goto is the user's to fix: a usage error. */
 	fd = xf_chain_check(m, d->n, msg, len) ? -XF_EUSAGE :
-	     xf_chain_load(m, d->n, cnt_fd, msg, len);
+	     xf_chain_load_timed(m, d->n, cnt_fd, timed_fd, msg, len);
 out:
 	for (i = 0; i < d->n; i++) {
 		xf_chain_member_kfuncs_close(&m[i]);
@@ -302,7 +303,7 @@ int chain_commit(struct chain_if *c, struct xf_chain_desc *d)
 			goto out;
 		}
 	}
-	prog_fd = chain_build(c, d, cnt_fd, msg, sizeof(msg));
+	prog_fd = chain_build(c, d, cnt_fd, -1, msg, sizeof(msg));
 	if (prog_fd < 0) {
 		err = prog_fd;
 		fprintf(stderr, "Error: %s.\n", msg);

@@ -52,6 +52,10 @@ void chain_map_dir(const struct chain_if *c, const struct xf_chain_desc_member *
 struct bpf_object *chain_member_open(const struct chain_if *c, const char *path,
 				     const struct xf_chain_desc_member *dm,
 				     struct bpf_program **prog, char *msg, size_t len);
+/* Build and verify the whole program d describes, timed into timed_fd
+ * (-1: the normal build). fd, or -errno with msg. */
+int chain_build(const struct chain_if *c, const struct xf_chain_desc *d, int cnt_fd,
+		int timed_fd, char *msg, size_t len);
 /* Make d the running chain: build, then swap (or attach the first time),
  * then write d. Prints its own Error. 0/-errno. */
 int chain_commit(struct chain_if *c, struct xf_chain_desc *d);

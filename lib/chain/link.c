@@ -311,6 +311,39 @@ static void put_body(struct chain_prog *l, const struct xf_chain_member *mb, int
 	l->n += main_len;
 }
 
+/* Timing of a step, before the member: the start time into the stack
+ * (helpers keep r6-r9, so ctx and the counters stay where they are). */
+static void put_time_start(struct chain_prog *l)
+{
+	put(l, BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ktime_get_ns);
+	put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, l->timed_off, 0);
+}
+
+/* ... and after it: timed[slot] += (now - start, 1), the verdict kept on
+ * the stack across the helper calls and back in r0 at the end. The time
+ * from the first clock read to the second is the member's plus what the
+ * calibration measures (xf_chain_profile_overhead()). */
+static void put_time_end(struct chain_prog *l, int slot, int key_fd)
+{
+	int16_t off = slot * 16, v_off = l->timed_off - 8;
+
+	put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, v_off, 0);
+	put(l, BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ktime_get_ns);
+	put(l, BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_10, l->timed_off, 0);
+	put(l, BPF_ALU64 | BPF_SUB | BPF_X, BPF_REG_0, BPF_REG_1, 0, 0);
+	put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, l->timed_off, 0);
+	put_lookup(l, l->timed_fd, key_fd);
+	put(l, BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 7, 0);
+	put(l, BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_10, l->timed_off, 0);
+	put(l, BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_2, BPF_REG_0, off, 0);
+	put(l, BPF_ALU64 | BPF_ADD | BPF_X, BPF_REG_2, BPF_REG_1, 0, 0);
+	put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_2, off, 0);
+	put(l, BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_2, BPF_REG_0, off + 8, 0);
+	put(l, BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, 1);
+	put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_2, off + 8, 0);
+	put(l, BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_10, v_off, 0);
+}
+
 static void put_step(struct chain_prog *l, const struct xf_chain_member *m, int n,
 		     const struct xf_chain_layout *lo, const struct xf_chain_facts *f,
 		     int pos, int counters_fd, int key_fd)
@@ -318,6 +351,8 @@ static void put_step(struct chain_prog *l, const struct xf_chain_member *m, int 
 	int k = lo->order[pos], tmp;
 
 	l->step[pos] = l->n;
+	if (l->timed)
+		put_time_start(l);
 	if (l->ctx_reg)
 		put(l, BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, l->ctx_reg, 0, 0);
 	else
@@ -330,6 +365,8 @@ static void put_step(struct chain_prog *l, const struct xf_chain_member *m, int 
 		l->call[l->ncall++].member = k;
 		put(l, BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0);
 	}
+	if (l->timed)
+		put_time_end(l, m[k].slot, key_fd);
 	if (counters_fd >= 0 && l->cnt_reg) {
 		put_count(l, m[k].slot, l->cnt_reg, BPF_REG_0);
 	} else if (counters_fd >= 0) {
@@ -399,6 +436,8 @@ static void place_state(struct chain_prog *l, const struct xf_chain_layout *lo,
 	}
 	if (!l->ctx_reg)
 		l->ctx_off = -((deepest + 7) / 8 * 8 + 8);
+	/* The timed build's two slots go below ctx's, used or not. */
+	l->timed_off = -((deepest + 7) / 8 * 8 + 16);
 }
 
 int xf_chain_link(struct chain_prog *l, const struct xf_chain_member *m, int n,

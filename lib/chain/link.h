@@ -46,7 +46,18 @@ struct chain_prog {
 	 * (one meaning per index across members), or none. */
 	int fd_array[XF_CHAIN_KFUNC_MAX];
 	bool has_fd_array;
+	/* The profiling build (chain profile): each member's run is timed
+	 * with bpf_ktime_get_ns() into timed_fd, a PERCPU_ARRAY of one entry
+	 * whose value is __u64[XF_CHAIN_MAX][2] (ns sum, runs) by slot. It
+	 * needs XF_CHAIN_TIMED_INSNS more instructions per step and 16 bytes
+	 * of stack below the members'. false: the normal build, whose code
+	 * does not depend on anything below. */
+	bool timed;
+	int timed_fd;
+	int timed_off;			/* stack slot of the start time; verdict 8 below */
 };
+
+#define XF_CHAIN_TIMED_INSNS 24
 
 /* Check that a member's code is self-contained and learn its facts.
  * 0, or -errno with one line naming the member in msg. */

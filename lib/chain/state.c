@@ -152,7 +152,8 @@ out:
 	return err;
 }
 
-static int chain_info(struct chain_if *c, struct xf_chain_info *ci, uint64_t *percpu)
+static int chain_info(struct chain_if *c, struct xf_chain_info *ci, uint64_t *percpu,
+		      struct xf_chain_profile *prof)
 {
 	struct bpf_link_info li = { 0 };
 	uint32_t len = sizeof(li);
@@ -168,6 +169,7 @@ static int chain_info(struct chain_if *c, struct xf_chain_info *ci, uint64_t *pe
 	ci->mode = c->l.xdp.mode == XF_XDP_SKB ? "generic" : "native";
 	ci->percpu = percpu;
 	ci->ncpu = xf_ncpus();
+	ci->prof = xf_chain_profile_last(c->l.ifindex, prof, &ci->profiling) ? NULL : prof;
 	return xf_chain_counters_read_percpu(c->cnt_fd, ci->cnt, percpu);
 }
 
@@ -189,6 +191,7 @@ int xf_chain_list(struct xf_nl *nl, const char *dev,
 		  int (*cb)(const struct xf_chain_info *ci, void *arg), void *arg)
 {
 	struct chain_walk *w;
+	struct xf_chain_profile *prof;
 	struct xf_chain_info *ci;
 	struct chain_if c;
 	uint64_t *percpu;
@@ -196,8 +199,9 @@ int xf_chain_list(struct xf_nl *nl, const char *dev,
 
 	w = calloc(1, sizeof(*w));
 	ci = malloc(sizeof(*ci));
+	prof = malloc(sizeof(*prof));
 	percpu = calloc((size_t)xf_ncpus() * XF_CHAIN_CNT_N, sizeof(*percpu));
-	if (!w || !ci || !percpu) {
+	if (!w || !ci || !prof || !percpu) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -220,13 +224,14 @@ int xf_chain_list(struct xf_nl *nl, const char *dev,
 			continue;
 		if (chain_if_open(nl, name, false, &c))
 			continue;
-		if (c.d.n && !chain_info(&c, ci, percpu))
+		if (c.d.n && !chain_info(&c, ci, percpu, prof))
 			err = cb(ci, arg);
 		chain_if_close(&c);
 	}
 out:
 	free(w);
 	free(ci);
+	free(prof);
 	free(percpu);
 	return err < 0 ? err : 0;
 }

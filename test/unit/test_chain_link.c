@@ -52,6 +52,11 @@ static const struct bpf_insn call_outside[] = {
 	EXIT,
 };
 
+/* The normal build of chain a, b below, as the linker wrote it before
+ * the timed build was added (so any change to it is seen). */
+#define NORMAL_LEN 42
+#define NORMAL_FNV 0x8e38a6af3327de67ULL
+
 static void member(struct xf_chain_member *m, const char *name, int slot,
 		   const struct bpf_insn *in, size_t n)
 {
@@ -211,6 +216,54 @@ int main(void)
 		   __LINE__);
 	check_true(&c, !xf_chain_link(l, m, 3, &lo, f, -1, -1, 512) && shape_ok(l),
 		   "gotos link forward", __LINE__);
+
+	/* The timed build (chain profile): two clock reads per step, its
+	 * slots below the deepest inlined stack (b's 64 bytes); and the
+	 * normal build afterwards exactly what it was before, and what it has
+	 * been since before the timed build existed (FNV-1a of its code). */
+	{
+		struct bpf_insn *normal;
+		uint64_t h = 0xcbf29ce484222325ULL;
+		const unsigned char *p;
+		int n0;
+		size_t b;
+
+		member(&m[0], "a", 0, two_exits, 5);
+		member(&m[1], "b", 1, with_sub, 7);
+		xf_chain_scan(&m[0], &f[0], msg, sizeof(msg));
+		xf_chain_scan(&m[1], &f[1], msg, sizeof(msg));
+		xf_chain_layout(m, 2, &lo);
+		check_true(&c, !xf_chain_link(l, m, 2, &lo, f, 3, 4, 512), "link normal", __LINE__);
+		n0 = l->n;
+		normal = malloc(n0 * sizeof(*normal));
+		memcpy(normal, l->in, n0 * sizeof(*normal));
+		for (p = (const unsigned char *)normal, b = 0; b < n0 * sizeof(*normal); b++)
+			h = (h ^ p[b]) * 0x100000001b3ULL;
+		check_true(&c, n0 == NORMAL_LEN && h == NORMAL_FNV, "normal build as before",
+			   __LINE__);
+		if (n0 != NORMAL_LEN || h != NORMAL_FNV)
+			fprintf(stderr, "normal build: %d insns, fnv %#llx\n", n0,
+				(unsigned long long)h);
+		for (b = 0, j = 0; j < n0; j++)
+			b += normal[j].code == (BPF_JMP | BPF_CALL) && !normal[j].src_reg &&
+			     normal[j].imm == BPF_FUNC_ktime_get_ns;
+		check_true(&c, !b, "no clock read in the normal build", __LINE__);
+		l->timed = true;
+		l->timed_fd = 5;
+		check_true(&c, !xf_chain_link(l, m, 2, &lo, f, 3, 4, 512) && shape_ok(l),
+			   "link timed", __LINE__);
+		check_true(&c, l->n == n0 + 2 * 21, "21 more insns per step", __LINE__);
+		check_true(&c, l->timed_off == -80, "timing slots at fp-80, fp-88", __LINE__);
+		for (b = 0, j = 0; j < l->disp_len; j++)
+			b += l->in[j].code == (BPF_JMP | BPF_CALL) && !l->in[j].src_reg &&
+			     l->in[j].imm == BPF_FUNC_ktime_get_ns;
+		check_true(&c, b == 4, "two clock reads per step", __LINE__);
+		l->timed = false;
+		check_true(&c, !xf_chain_link(l, m, 2, &lo, f, 3, 4, 512) && l->n == n0 &&
+			   !memcmp(l->in, normal, n0 * sizeof(*normal)),
+			   "normal again, the same", __LINE__);
+		free(normal);
+	}
 
 	free(l->in);
 	free(l);

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/* chain: profile, the timed build swapped in for a while and back.
+ *
+ *   begin   build the timed chain (same members, rules, maps, counters);
+ *           write XF_RUN_ROOT/ns<id>/<ifindex>/profiling (PID, its start
+ *           time, the timed program's id); pin the running program as
+ *           "chain_normal"; swap, BPF_F_REPLACE against the normal one
+ *   ...     the caller waits, without the lock
+ *   end     swap back, BPF_F_REPLACE against the timed one (if another
+ *           command replaced it, that one stays); read the timing map and
+ *           the timed program's run time; unpin, unlink; keep "profile"
+ *
+ * A profiler killed between begin and end leaves the pin and the file:
+ * xf_chain_profile_recover() (every locked xfwd command) finds the PID
+ * gone and swaps the pinned normal program back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "usage.h"
+#include "internal.h"
+#include "chain/chain.h"
+#include "xbpf.h"
+
+struct xf_chain_prof_run {
+	struct chain_if c;
+	int timed_fd;		/* the timing map */
+	int prog_fd;		/* the timed program */
+	int normal_fd;		/* the normal program */
+	int stats_fd;		/* bpf_enable_stats(), or -1 */
+	struct timespec t0;
+	struct xf_chain_profile p;
+};
+
+/* A process's start time (field 22 of /proc/PID/stat), 0 if gone. */
+static unsigned long long proc_start(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	int fd, i;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the name may hold spaces */
+	for (i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		t = strtoull(p + 1, NULL, 10);
+	return t;
+}
+
+struct prof_state {
+	int pid;
+	unsigned long long start;
+	uint32_t timed_id;
+};
+
+static int state_read(int ifindex, struct prof_state *s)
+{
+	char path[CHAIN_PATH_LEN];
+	FILE *f;
+	int ok;
+
+	memset(s, 0, sizeof(*s));
+	if (xf_run_path(path, sizeof(path), ifindex, "profiling"))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d %llu %u", &s->pid, &s->start, &s->timed_id) == 3;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+static bool state_alive(const struct prof_state *s)
+{
+	return s->pid > 0 && s->start && proc_start(s->pid) == s->start;
+}
+
+static int state_write(const struct chain_if *c, uint32_t timed_id)
+{
+	char path[CHAIN_PATH_LEN + 16];
+	FILE *f;
+	int err;
+
+	err = xf_pin_mkdir(c->run);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "%s/profiling", c->run);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "%d %llu %u\n", (int)getpid(), proc_start(getpid()), timed_id);
+	return fclose(f) ? -errno : 0;
+}
+
+static uint32_t prog_id(int fd)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+
+	return bpf_prog_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+static uint32_t link_prog_id(int link_fd)
+{
+	struct bpf_link_info li = { 0 };
+	uint32_t len = sizeof(li);
+
+	return bpf_link_get_info_by_fd(link_fd, &li, &len) ? 0 : li.prog_id;
+}
+
+/* Swap link from program old_fd to new_fd, only if old_fd runs. 0/-errno
+ * (-EPERM: another program runs). */
+static int swap(int link_fd, int new_fd, int old_fd)
+{
+	LIBBPF_OPTS(bpf_link_update_opts, uo, .flags = BPF_F_REPLACE, .old_prog_fd = old_fd);
+
+	return bpf_link_update(link_fd, new_fd, &uo) ? -errno : 0;
+}
+
+/* The normal program back on ifindex's chain if the profiler s is gone.
+ * 1 if swapped back, 0 if nothing to do, -errno. */
+static int recover_one(int ifindex)
+{
+	char dir[CHAIN_PATH_LEN], name[IF_NAMESIZE];
+	struct prof_state s;
+	int normal_fd, link_fd, timed_fd = -1, ret = 0;
+
+	if (xf_pin_path(dir, sizeof(dir), ifindex, NULL))
+		return 0;
+	normal_fd = xf_pin_get(dir, "chain_normal");
+	if (normal_fd < 0 && state_read(ifindex, &s) == -ENOENT)
+		return 0;
+	if (!state_read(ifindex, &s) && state_alive(&s)) {
+		if (normal_fd >= 0)
+			close(normal_fd);
+		return 0;
+	}
+	link_fd = xf_pin_get(dir, "xdp_link");
+	if (normal_fd >= 0 && link_fd >= 0 && s.timed_id &&
+	    link_prog_id(link_fd) == s.timed_id) {
+		timed_fd = bpf_prog_get_fd_by_id(s.timed_id);
+		ret = timed_fd < 0 ? -errno : swap(link_fd, normal_fd, timed_fd);
+		if (!ret) {
+			ret = 1;
+			fprintf(stderr, "Warning: the chain profile of %s (PID %d) ended without "
+				"swapping back; the normal build runs again.\n",
+				if_indextoname(ifindex, name) ? name : "?", s.pid);
+		}
+	}
+	/* Swapped back, or the timed build does not run (never swapped in,
+	 * or replaced by another change): the state goes. */
+	if (ret >= 0) {
+		xf_pin_remove(ifindex, "chain_normal");
+		xf_run_remove(ifindex, "profiling");
+	}
+	if (timed_fd >= 0)
+		close(timed_fd);
+	if (link_fd >= 0)
+		close(link_fd);
+	if (normal_fd >= 0)
+		close(normal_fd);
+	return ret;
+}
+
+int xf_chain_profile_recover(void)
+{
+	int ifx[256], n, i, done = 0;
+
+	n = xf_layout_ifindexes(false, ifx, 256);
+	for (i = 0; i < n; i++)
+		done += recover_one(ifx[i]) > 0;
+	n = xf_layout_ifindexes(true, ifx, 256);
+	for (i = 0; i < n; i++)
+		done += recover_one(ifx[i]) > 0;
+	return done;
+}
+
+/* One BPF_PROG_RUN of fd, repeat times on a minimal frame: the mean
+ * ns per run, or -errno. */
+static long test_run(int fd, int repeat)
+{
+	unsigned char pkt[64] = { [12] = 0x08 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt),
+		    .repeat = repeat);
+
+	return bpf_prog_test_run_opts(fd, &o) ? -errno : (long)o.duration;
+}
+
+#define CAL_REPEAT 200000
+#define CAL_ROUNDS 5
+
+int xf_chain_profile_calibrate(double *overhead, double *step)
+{
+	static const struct bpf_insn pass[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct xf_chain_member m = { .name = "pass", .insns = pass, .n_insns = 2 };
+	uint64_t t[XF_CHAIN_MAX][2];
+	long d0, d1, best0 = -1, best1 = -1;
+	int cnt_fd, timed_fd, fd0 = -1, fd1 = -1, i, err = 0;
+	char msg[256];
+
+	cnt_fd = xf_chain_counters_create();
+	timed_fd = xf_chain_timed_create();
+	if (cnt_fd < 0 || timed_fd < 0) {
+		err = cnt_fd < 0 ? cnt_fd : timed_fd;
+		goto out;
+	}
+	fd0 = xf_chain_load(&m, 1, cnt_fd, msg, sizeof(msg));
+	fd1 = xf_chain_load_timed(&m, 1, cnt_fd, timed_fd, msg, sizeof(msg));
+	if (fd0 < 0 || fd1 < 0) {
+		err = fd0 < 0 ? fd0 : fd1;
+		goto out;
+	}
+	/* The fastest of a few rounds: the others were interrupted more. */
+	for (i = 0; i < CAL_ROUNDS; i++) {
+		d0 = test_run(fd0, CAL_REPEAT);
+		d1 = test_run(fd1, CAL_REPEAT);
+		if (d0 < 0 || d1 < 0) {
+			err = d0 < 0 ? d0 : d1;
+			goto out;
+		}
+		if (best0 < 0 || d0 < best0)
+			best0 = d0;
+		if (best1 < 0 || d1 < best1)
+			best1 = d1;
+	}
+	err = xf_chain_timed_read(timed_fd, t);
+	if (!err && !t[0][1])
+		err = -EIO;
+	if (!err) {
+		*overhead = (double)t[0][0] / t[0][1];
+		*step = best1 > best0 ? best1 - best0 : 0;
+		/* The whole step's cost includes the part inside the timing. */
+		if (*step < *overhead)
+			*step = *overhead;
+	}
+out:
+	if (fd0 >= 0)
+		close(fd0);
+	if (fd1 >= 0)
+		close(fd1);
+	if (cnt_fd >= 0)
+		close(cnt_fd);
+	if (timed_fd >= 0)
+		close(timed_fd);
+	return err;
+}
+
+static void run_free(struct xf_chain_prof_run *r)
+{
+	if (r->timed_fd >= 0)
+		close(r->timed_fd);
+	if (r->prog_fd >= 0)
+		close(r->prog_fd);
+	if (r->normal_fd >= 0)
+		close(r->normal_fd);
+	if (r->stats_fd >= 0)
+		close(r->stats_fd);
+	chain_if_close(&r->c);
+	free(r);
+}
+
+int xf_chain_profile_begin(struct xf_nl *nl, const char *dev, struct xf_chain_prof_run **rp)
+{
+	struct xf_chain_prof_run *r;
+	struct prof_state s;
+	char msg[512];
+	uint32_t i;
+	int err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->timed_fd = r->prog_fd = r->normal_fd = r->stats_fd = -1;
+	err = chain_if_open(nl, dev, false, &r->c);
+	if (!err && !r->c.d.n) {
+		fprintf(stderr, "Error: %s has no xfwd chain.\n", dev);
+		err = -XF_EUSAGE;
+	}
+	if (err)
+		goto fail;
+	if (!state_read(r->c.l.ifindex, &s) && state_alive(&s)) {
+		fprintf(stderr, "Error: the chain of %s is being profiled by PID %d.\n", dev,
+			s.pid);
+		err = -EBUSY;
+		goto fail;
+	}
+	/* A dead profiler's timed build is not the normal program to keep. */
+	if (recover_one(r->c.l.ifindex) > 0) {
+		chain_if_close(&r->c);
+		err = chain_if_open(nl, dev, false, &r->c);
+		if (err)
+			goto fail;
+	}
+	err = xf_chain_profile_calibrate(&r->p.overhead, &r->p.step);
+	if (err) {
+		fprintf(stderr, "Error: cannot measure the timing's own cost: %s.\n",
+			strerror(-err));
+		goto fail;
+	}
+	r->timed_fd = xf_chain_timed_create();
+	if (r->timed_fd < 0) {
+		err = r->timed_fd;
+		fprintf(stderr, "Error: cannot create the timing map: %s.\n", strerror(-err));
+		goto fail;
+	}
+	r->prog_fd = chain_build(&r->c, &r->c.d, r->c.cnt_fd, r->timed_fd, msg, sizeof(msg));
+	if (r->prog_fd < 0) {
+		err = r->prog_fd;
+		fprintf(stderr, "Error: the timed build: %s.\n", msg);
+		goto fail;
+	}
+	r->normal_fd = bpf_prog_get_fd_by_id(link_prog_id(r->c.link_fd));
+	if (r->normal_fd < 0) {
+		err = -errno;
+		fprintf(stderr, "Error: cannot open the chain's program on %s: %s.\n", dev,
+			strerror(-err));
+		goto fail;
+	}
+	/* The chain's own total: run time counted while this fd is open. */
+	r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	r->p.n = r->c.d.n;
+	for (i = 0; i < r->c.d.n; i++) {
+		memcpy(r->p.m[i].name, r->c.d.m[i].name, sizeof(r->p.m[i].name));
+		r->p.m[i].slot = r->c.d.m[i].slot;
+	}
+	err = state_write(&r->c, prog_id(r->prog_fd));
+	if (!err)
+		err = xf_pin_obj(r->normal_fd, r->c.pin, "chain_normal");
+	if (!err)
+		err = swap(r->c.link_fd, r->prog_fd, r->normal_fd);
+	if (err) {
+		fprintf(stderr, "Error: cannot swap in the timed build on %s: %s.\n", dev,
+			strerror(-err));
+		xf_pin_remove(r->c.l.ifindex, "chain_normal");
+		xf_run_remove(r->c.l.ifindex, "profiling");
+		goto fail;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->p.time = time(NULL);
+	*rp = r;
+	return 0;
+fail:
+	run_free(r);
+	return err;
+}
+
+/* Keep p as dir/profile, for show. Best effort. */
+static void result_write(const struct chain_if *c, const struct xf_chain_profile *p)
+{
+	char path[CHAIN_PATH_LEN + 16], tmp[CHAIN_PATH_LEN + 32];
+	FILE *f;
+	uint32_t i;
+
+	snprintf(path, sizeof(path), "%s/profile", c->run);
+	snprintf(tmp, sizeof(tmp), "%s/.profile-%d", c->run, (int)getpid());
+	f = fopen(tmp, "we");
+	if (!f)
+		return;
+	fprintf(f, "%lld %.6f %.6f %.6f %llu %llu %d %d %u\n", (long long)p->time, p->duration,
+		p->overhead, p->step, (unsigned long long)p->packets,
+		(unsigned long long)p->run_ns, p->has_total, p->changed, p->n);
+	for (i = 0; i < p->n; i++)
+		fprintf(f, "%u %llu %llu %s\n", p->m[i].slot, (unsigned long long)p->m[i].runs,
+			(unsigned long long)p->m[i].ns, p->m[i].name);
+	if (fclose(f) || rename(tmp, path))
+		unlink(tmp);
+}
+
+int xf_chain_profile_last(int ifindex, struct xf_chain_profile *p, int *profiling)
+{
+	char path[CHAIN_PATH_LEN];
+	unsigned long long pk, rn, ru, ns;
+	struct prof_state s;
+	long long t;
+	int tot, ch, err = 0;
+	unsigned int i, slot;
+	FILE *f;
+
+	*profiling = !state_read(ifindex, &s) && state_alive(&s) ? s.pid : 0;
+	memset(p, 0, sizeof(*p));
+	if (xf_run_path(path, sizeof(path), ifindex, "profile"))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%lld %lf %lf %lf %llu %llu %d %d %u", &t, &p->duration, &p->overhead,
+		   &p->step, &pk, &rn, &tot, &ch, &p->n) != 9 || p->n > XF_CHAIN_MAX)
+		err = -EINVAL;
+	p->time = t;
+	p->packets = pk;
+	p->run_ns = rn;
+	p->has_total = tot;
+	p->changed = ch;
+	for (i = 0; !err && i < p->n; i++) {
+		if (fscanf(f, "%u %llu %llu %15s", &slot, &ru, &ns, p->m[i].name) != 4 ||
+		    slot >= XF_CHAIN_MAX)
+			err = -EINVAL;
+		p->m[i].slot = slot;
+		p->m[i].runs = ru;
+		p->m[i].ns = ns;
+	}
+	fclose(f);
+	return err;
+}
+
+int xf_chain_profile_end(struct xf_chain_prof_run *r, struct xf_chain_profile *p)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info), i;
+	uint64_t t[XF_CHAIN_MAX][2];
+	struct timespec t1;
+	int err;
+
+	/* Once more if the kernel refused for another reason than the two
+	 * below: the alternative, the timed build until the next command,
+	 * is worse than a second try. */
+	err = swap(r->c.link_fd, r->normal_fd, r->prog_fd);
+	if (err && err != -EPERM && err != -ENOLINK)
+		err = swap(r->c.link_fd, r->normal_fd, r->prog_fd);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (err == -EPERM || err == -ENOLINK) {
+		/* Another command changed the chain (its build runs now) or
+		 * deleted it (the link is detached). */
+		r->p.changed = true;
+		err = 0;
+	} else if (err) {
+		fprintf(stderr, "Error: cannot swap the normal build back on %s: %s; the next "
+			"xfwd command will.\n", r->c.l.name, strerror(-err));
+		run_free(r);
+		return err;
+	}
+	xf_pin_remove(r->c.l.ifindex, "chain_normal");
+	xf_run_remove(r->c.l.ifindex, "profiling");
+	r->p.duration = (t1.tv_sec - r->t0.tv_sec) + (t1.tv_nsec - r->t0.tv_nsec) / 1e9;
+	/* Counted while our stats fd was open, or while the sysctl
+	 * kernel.bpf_stats_enabled was on (a profiler without CAP_SYS_ADMIN). */
+	if (!bpf_prog_get_info_by_fd(r->prog_fd, &info, &len) &&
+	    (r->stats_fd >= 0 || info.run_cnt)) {
+		r->p.has_total = true;
+		r->p.packets = info.run_cnt;
+		r->p.run_ns = info.run_time_ns;
+	}
+	err = xf_chain_timed_read(r->timed_fd, t);
+	if (err) {
+		fprintf(stderr, "Error: cannot read the timing map: %s.\n", strerror(-err));
+	} else {
+		for (i = 0; i < r->p.n; i++) {
+			r->p.m[i].ns = t[r->p.m[i].slot][0];
+			r->p.m[i].runs = t[r->p.m[i].slot][1];
+		}
+		result_write(&r->c, &r->p);
+		*p = r->p;
+	}
+	run_free(r);
+	return err;
+}
+
+double xf_chain_profile_ns(const struct xf_chain_profile *p, uint32_t i)
+{
+	double v;
+
+	if (i >= p->n || !p->m[i].runs)
+		return 0;
+	v = (double)p->m[i].ns / p->m[i].runs - p->overhead;
+	return v > 0 ? v : 0;
+}
+
+double xf_chain_profile_rest(const struct xf_chain_profile *p)
+{
+	double v, steps = 0;
+	uint32_t i;
+
+	if (!p->has_total || !p->packets)
+		return 0;
+	v = (double)p->run_ns;
+	for (i = 0; i < p->n; i++) {
+		steps += p->m[i].runs;
+		v -= xf_chain_profile_ns(p, i) * p->m[i].runs;
+	}
+	v -= steps * p->step;
+	return v / p->packets;
+}
