@@ -114,6 +114,23 @@ int arg_u32_range(struct xf_args *a, const char *what, uint32_t lo, uint32_t hi,
 	return 0;
 }
 
+int arg_seconds(struct xf_args *a, const char *what, double lo, double hi, double *v)
+{
+	const char *w;
+	char *end;
+
+	if (!arg_more(a))
+		return arg_missing(a, what);
+	w = arg_next(a);
+	errno = 0;
+	*v = strtod(w, &end);
+	/* Not "inf", "nan" or hex: digits and one point only. */
+	if (errno || end == w || *end || strspn(w, "0123456789.") != strlen(w) ||
+	    !(*v >= lo && *v <= hi))
+		return arg_invalid(a, what, w);
+	return 0;
+}
+
 int arg_ifname(struct xf_args *a, const char *what, const char **name)
 {
 	const char *w;

@@ -35,6 +35,8 @@ int arg_str(struct xf_args *a, const char *what, const char **v);
 int arg_u32(struct xf_args *a, const char *what, uint32_t *v);
 int arg_u32_range(struct xf_args *a, const char *what, uint32_t lo, uint32_t hi,
 		  uint32_t *v);
+/* A number of seconds, decimals allowed ("0.5"), in [lo, hi]. */
+int arg_seconds(struct xf_args *a, const char *what, double lo, double hi, double *v);
 int arg_ifname(struct xf_args *a, const char *what, const char **name);
 int arg_addr(struct xf_args *a, const char *what, struct xf_addr *v);
 int arg_prefix(struct xf_args *a, const char *what, struct xf_addr *v);

@@ -342,12 +342,17 @@ static void chain_profile_print(struct xf_out *o, const char *dev,
 
 /* Wait up to secs for SIGINT, SIGTERM or SIGHUP (blocked in set). True
  * if one came. */
-static bool profile_wait(const sigset_t *set, uint32_t secs)
+static bool profile_wait(const sigset_t *set, double secs)
 {
 	struct timespec end, now, left;
 
 	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += secs;
+	end.tv_sec += (time_t)secs;
+	end.tv_nsec += (long)((secs - (time_t)secs) * 1e9);
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		left.tv_sec = end.tv_sec - now.tv_sec;
@@ -374,7 +379,7 @@ static int chain_profile(struct xfwd *x, struct xf_args *a)
 {
 	struct xf_chain_prof_run *r;
 	struct xf_chain_profile p;
-	uint32_t secs = PROFILE_DEFAULT_SECS;
+	double secs = PROFILE_DEFAULT_SECS;
 	const char *dev = NULL;
 	sigset_t set, old;
 	struct xf_nl *nl;
@@ -386,7 +391,7 @@ static int chain_profile(struct xfwd *x, struct xf_args *a)
 			err = chain_dev(a, &dev);
 		else if (arg_kw(a, "duration"))
 			err = arg_once(a, KW_DURATION, "duration") ?:
-			      arg_u32_range(a, "SECONDS", 1, 86400, &secs);
+			      arg_seconds(a, "SECONDS", 0.1, 86400, &secs);
 		else
 			return arg_unexpected(a);
 	}

@@ -157,7 +157,8 @@ normal_again() {
 	assert_equal "$stderr" "Error: veth1 has no xfwd chain."
 	three
 	id=$(prog_id)
-	for bad in "duration 0" "duration x" "duration" "duration 1 duration 2" "dev" "fast"; do
+	for bad in "duration 0" "duration 0.05" "duration inf" "duration 1e3" "duration x" "duration" \
+		   "duration 1 duration 2" "dev" "fast"; do
 		run -2 --separate-stderr xr chain profile dev veth1 $bad
 		[[ $stderr == Error:* ]] || fail "$bad: $stderr"
 		assert_equal "$output" ""

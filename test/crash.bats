@@ -122,7 +122,7 @@ kill_loop() {
 	xt chain add dev veth1 obj "$PROGS/pass.bpf.o" name b
 	normal=$(xt -j chain show dev veth1 | jq -er '.interfaces[0].prog_id')
 	# Undo: gc, a command that takes the lock and changes no chain.
-	kill_loop 10 "gc" "" -- chain profile dev veth1 duration 1
+	kill_loop 10 "gc" "" -- chain profile dev veth1 duration 0.2
 	xt gc >/dev/null
 	assert_equal "$(xt -j chain show dev veth1 | jq -er '.interfaces[0].prog_id')" "$normal"
 	[[ -z $(find "$PIN_DIR" "$RUN_DIR" -name chain_normal -o -name profiling) ]] ||
