@@ -57,6 +57,7 @@ build/test/fuzz/%.bpf.o: test/fuzz/progs/%.bpf.c config.mk | build/test/fuzz
 
 .PHONY: check-asan check-fuzz check-hostile fuzz fuzz-build
 CHECK_EXTRA += check-asan check-fuzz check-hostile
+CHECK_BUILD += fuzz-build
 
 build/asan/cmd build/asan/lib build/asan/test build/asan/fuzz:
 	$(Q)mkdir -p $@

@@ -45,5 +45,6 @@ check-kernels-ci: vm-tools
 
 CHECK_EXTRA += check-kernels-ci
 
-# The netkit tests create their pairs with it, on every kernel.
-check: build/tools/netkit-pair
+# The netkit tests create their pairs with it, on every kernel; the
+# guests' tools are built with the rest.
+CHECK_BUILD += build/tools/netkit-pair vm-tools
