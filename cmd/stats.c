@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "devstats.h"
 #include "route/route.h"
 #include "out.h"
 #include "stats/stats.h"
@@ -134,6 +135,59 @@ static void stats_print(struct xf_out *o, const struct xf_stats *s)
 	out_list_end(o);
 }
 
+#define STATS_MAX_DEVS 256
+
+/* One device's counters: in JSON an object with a key each; in tables a
+ * row each, the device named where its group starts. */
+static void stats_device(struct xf_out *o, const struct xf_devstats *d)
+{
+	bool table = !out_is_json(o), first = true;
+	int i;
+
+	if (!table) {
+		out_row_begin(o);
+		out_str(o, "dev", d->dev);
+		out_int(o, "ifindex", d->ifindex);
+		out_str(o, "driver", d->driver);
+		for (i = 0; d->has_std && i < XF_DEV_NSTD; i++)
+			out_u64(o, xf_devstats_std_name(i), d->std[i]);
+		for (i = 0; i < XF_DEV_NXDP; i++)
+			if (d->has[i])
+				out_u64(o, xf_devstats_xdp_name(i), d->xdp[i]);
+		out_row_end(o);
+		return;
+	}
+	for (i = 0; i < XF_DEV_NSTD + XF_DEV_NXDP; i++) {
+		bool std = i < XF_DEV_NSTD;
+		int k = std ? i : i - XF_DEV_NSTD;
+
+		if (std ? !d->has_std : !d->has[k])
+			continue;
+		out_row_begin(o);
+		out_str(o, "dev", first ? d->dev : "");
+		out_str(o, "driver", first ? (d->driver[0] ? d->driver : "-") : "");
+		out_str(o, "counter", std ? xf_devstats_std_name(k) : xf_devstats_xdp_name(k));
+		out_u64(o, "value", std ? d->std[k] : d->xdp[k]);
+		out_row_end(o);
+		first = false;
+	}
+}
+
+/* The drivers' and the kernel's own counters of every device s involves:
+ * what happened to the packets after the programs' verdict. */
+static void stats_devices(struct xf_out *o, struct xf_nl *nl, const struct xf_stats *s)
+{
+	int ifindex[STATS_MAX_DEVS], n, i;
+	struct xf_devstats d;
+
+	n = xf_stats_devices(s, ifindex, STATS_MAX_DEVS);
+	out_list_begin(o, "devices");
+	for (i = 0; i < n; i++)
+		if (!xf_devstats_read(nl, ifindex[i], &d))
+			stats_device(o, &d);	/* gone meanwhile: left out */
+	out_list_end(o);
+}
+
 static int stats_show(struct xfwd *x, struct xf_args *a)
 {
 	struct stats_opts o = { 0 };
@@ -152,6 +206,7 @@ static int stats_show(struct xfwd *x, struct xf_args *a)
 	if (err)
 		return err;
 	stats_print(x->out, &s);
+	stats_devices(x->out, nl, &s);
 	xf_stats_free(&s);
 	xf_route_nf_warn(nl);
 	return 0;

@@ -124,6 +124,46 @@ views_agree() {
 	jq -e '[.counters[].object] | unique == ["redirect"]' <<<"$output"
 }
 
+# dv DEV KEY: a device counter of "stats show -j" (empty when not listed).
+dv() {
+	xr -j stats | jq -er --arg d "$1" --arg k "$2" '.devices[] | select(.dev == $d) | .[$k]'
+}
+
+@test "devices: a redirect into a veth whose peer cannot take XDP frames shows its drops" {
+	local matched arrived
+	if kernel_lacks xdp_features; then
+		skip "no xdp_features: the kernel does not say which device takes XDP frames"
+	fi
+	warm_up
+	# GRO on h2's end while the rule is added, off after: veth2 then
+	# cannot take the frames the rule redirects into it.
+	in_h2 ethtool -K veth0 gro on >/dev/null
+	run -0 xr redirect add dev veth1 match "$XF_H2_IP4/32" to veth2 hook xdp
+	tc_count "$XF_NS_H2" veth0 ingress
+	run ping4 10 "$XF_H2_IP4" -q
+	wait_until 3 test "$(count "$MAP")" -ge 10
+	in_h2 ethtool -K veth0 gro off >/dev/null
+	run ping4 10 "$XF_H2_IP4" -q
+	matched=$(rule veth1 "$XF_H2_IP4/32" packets)
+	arrived=$(count "$MAP")
+	assert_equal "$matched" 20
+	assert_equal "$arrived" 10
+	# Dropped on veth1's receive queue, where the redirect failed: as many
+	# as the rule matched and h2 never got.
+	assert_equal "$(dv veth1 rx_queue_drops)" $((matched - arrived))
+	assert_equal "$(dv veth1 rx_dropped)" $((matched - arrived))
+	# veth2 sent the ones that arrived.
+	assert_equal "$(dv veth2 xdp_xmit)" "$arrived"
+	assert_equal "$(dv veth1 driver)" veth
+	# The same in the table.
+	run -0 xr stats show
+	assert_output --regexp $'devices:\n +DEV +DRIVER +COUNTER +VALUE'
+	assert_output --regexp ' rx_queue_drops +10'$'\n'
+	# A redirect target is a device in use: listed with its counters.
+	run -0 xr -j stats show dev veth1
+	jq -e '[.devices[].dev] == ["veth1", "veth2"]' <<<"$output"
+}
+
 @test "-s: the per-CPU values add up to the totals" {
 	traffic
 	run -0 xr -j -s stats
