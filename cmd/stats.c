@@ -80,6 +80,7 @@ static bool stats_shown(const struct xf_stats_rec *r, uint64_t packets)
 	return !r->pass || packets;
 }
 
+/* -s in JSON: the counter's values per CPU, inside its row. */
 static void stats_percpu(struct xf_out *o, const struct xf_stats *s, const struct xf_stats_rec *r)
 {
 	int c;
@@ -93,6 +94,38 @@ static void stats_percpu(struct xf_out *o, const struct xf_stats *s, const struc
 		out_u64(o, "packets", r->percpu[c * 2]);
 		out_unit(o, "bytes", r->percpu[c * 2 + 1], OUT_BYTES);
 		out_row_end(o);
+	}
+	out_list_end(o);
+}
+
+/* -s in tables: a block of its own after the counters, so that their
+ * table stays whole: per counter, the CPUs that counted, the counter
+ * named on its first line only. */
+static void stats_percpu_block(struct xf_out *o, const struct xf_stats *s)
+{
+	int i, c;
+
+	out_list_begin(o, "per-cpu");
+	for (i = 0; i < s->n; i++) {
+		const struct xf_stats_rec *r = &s->r[i];
+		bool first = true;
+
+		if (!r->percpu || !stats_shown(r, r->packets))
+			continue;
+		for (c = 0; c < s->ncpu; c++) {
+			if (!r->percpu[c * 2] && !r->percpu[c * 2 + 1])
+				continue;
+			out_row_begin(o);
+			out_str(o, "dev", first ? r->dev : "");
+			out_str(o, "object", first ? xf_stats_obj_name(r->object) : "");
+			out_str(o, "item", first ? r->item : "");
+			out_str(o, "key", first ? r->key : "");
+			out_int(o, "cpu", c);
+			out_u64(o, "packets", r->percpu[c * 2]);
+			out_unit(o, "bytes", r->percpu[c * 2 + 1], OUT_BYTES);
+			out_row_end(o);
+			first = false;
+		}
 	}
 	out_list_end(o);
 }
@@ -128,11 +161,14 @@ static void stats_print(struct xf_out *o, const struct xf_stats *s)
 		out_u64(o, "packets", r->packets);
 		out_unit(o, "bytes", r->bytes, OUT_BYTES);
 		out_int(o, "prog_id", r->prog_id);
-		stats_percpu(o, s, r);
+		if (!table)
+			stats_percpu(o, s, r);
 		out_row_end(o);
 		prev = r;
 	}
 	out_list_end(o);
+	if (table && s->n && s->r[0].percpu)
+		stats_percpu_block(o, s);
 }
 
 #define STATS_MAX_DEVS 256

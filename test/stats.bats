@@ -171,8 +171,22 @@ dv() {
 		(.percpu | length) > 0 and
 		([.percpu[].packets] | add) == .packets and
 		([.percpu[].bytes] | add) == .bytes] | all and length > 0' <<<"$output"
+	# Tables: the counters' table whole, the per-CPU values in a block
+	# after it, whose packets add up to the counter's.
 	run -0 xr -s stats
-	assert_output --partial "cpu"
+	assert_line --index 0 "counters:"
+	refute_output --partial "percpu:"
+	run -0 awk '
+		/^[a-z-]+:$/ { block = $1; next }
+		block == "counters:" && !/^  DEV/ && NF < 4 { bad = 1 }
+		block == "per-cpu:" && $1 == "veth1" { dev = $1; key = $4 }
+		block == "per-cpu:" && !/^  DEV/ && NF == 3 && dev == "veth1" && key == "forwarded" { sum += $2 }
+		block == "per-cpu:" && !/^  DEV/ && NF == 7 && key == "forwarded" && dev == "veth1" { sum += $6 }
+		block == "per-cpu:" && $1 ~ /^veth/ && $1 != "veth1" { dev = $1 }
+		END { if (bad) print "broken"; else print sum }' <<<"$output"
+	assert_output 20
+	run -0 xr -s stats
+	assert_output --regexp $'\nper-cpu:\n +DEV +OBJECT +ITEM +KEY +CPU +PACKETS +BYTES\n'
 }
 
 @test "watch -j count 2: two JSON lines with rates, then exit 0" {
