@@ -12,6 +12,7 @@
 #include "devstats.h"
 #include "route/route.h"
 #include "out.h"
+#include "screen.h"
 #include "stats/stats.h"
 
 static const char *const obj_words[] = { "route", "chain", "redirect", NULL };
@@ -287,14 +288,23 @@ struct stats_prog {
 
 #define STATS_MAX_PROGS 256
 
+/* A device's counters when the screen first saw it. */
+struct stats_dev_base {
+	int ifindex;
+	struct xf_devstats d;
+};
+
 struct stats_watch {
 	struct xfwd *x;
 	struct xf_nl *nl;
 	struct stats_opts o;
-	struct xf_stats prev, cur;
+	struct xf_stats first, prev, cur;	/* first: the screen's baseline */
 	struct stats_prog progs[STATS_MAX_PROGS];
 	int nprogs;
 	int runtime_fd;		/* -s: holds the run-time statistics on */
+	struct screen scr;	/* active on a terminal, without -j */
+	struct stats_dev_base *base;
+	int nbase;
 };
 
 static void watch_rates(struct stats_watch *w, double dt)
@@ -446,23 +456,247 @@ static void watch_programs_prime(struct stats_watch *w)
 	}
 }
 
-/* Sleep s seconds; false when a signal asked to stop. */
-static bool watch_sleep(double s)
+/* ---- the screen (a terminal, no -j) ---- */
+
+struct screen_row {
+	const struct xf_stats_rec *r;
+	uint64_t pps, bps;
+};
+
+/* By rate, highest first; then by bit rate; then in the collector's order. */
+static int screen_row_cmp(const void *a, const void *b)
+{
+	const struct screen_row *x = a, *y = b;
+
+	if (x->pps != y->pps)
+		return x->pps < y->pps ? 1 : -1;
+	if (x->bps != y->bps)
+		return x->bps < y->bps ? 1 : -1;
+	return x->r->seq < y->r->seq ? -1 : x->r->seq > y->r->seq;
+}
+
+/* "name +count" items, highest first, as many as a line takes. */
+struct screen_item {
+	char name[96];
+	uint64_t v;
+};
+
+static int screen_item_cmp(const void *a, const void *b)
+{
+	const struct screen_item *x = a, *y = b;
+
+	return x->v < y->v ? 1 : x->v > y->v ? -1 : strcmp(x->name, y->name);
+}
+
+static int screen_items_line(struct screen_lines *l, const char *title,
+			     struct screen_item *it, int n, uint64_t total)
+{
+	char line[512], num[32];
+	int len, i;
+
+	qsort(it, n, sizeof(*it), screen_item_cmp);
+	len = snprintf(line, sizeof(line), "%s", title);
+	for (i = 0; i < n && it[i].v && len < (int)sizeof(line); i++) {
+		out_human(it[i].v, OUT_COUNT, num, sizeof(num));
+		if (total)
+			len += snprintf(line + len, sizeof(line) - len, "  %s %s (%.1f%%)",
+					it[i].name, num, 100.0 * it[i].v / total);
+		else
+			len += snprintf(line + len, sizeof(line) - len, "  %s %s", it[i].name, num);
+	}
+	if (!i)
+		snprintf(line + len, sizeof(line) - len, "  none");
+	return screen_add(l, "%s", line);
+}
+
+/* Add to it (room for max) the count v under name, summing equal names. */
+static int screen_item_add(struct screen_item *it, int n, int max, const char *name, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < n && strcmp(it[i].name, name); i++)
+		;
+	if (i == n) {
+		if (n == max)
+			return n;
+		snprintf(it[n].name, sizeof(it[n].name), "%s", name);
+		it[n].v = 0;
+		n++;
+	}
+	it[i].v += v;
+	return n;
+}
+
+/* The device counters that count a loss. */
+static bool screen_dev_drop(bool std, int k)
+{
+	if (std)
+		return k == XF_DEV_RX_DROPPED || k == XF_DEV_TX_DROPPED ||
+		       k == XF_DEV_RX_ERRORS || k == XF_DEV_TX_ERRORS;
+	return k == XF_DEV_XDP_DROPS || k == XF_DEV_XDP_TX_ERRORS ||
+	       k == XF_DEV_XDP_XMIT_ERRORS || k == XF_DEV_RX_QUEUE_DROPS;
+}
+
+/* The drops of the devices since the screen first saw each. */
+static int screen_dev_drops(struct stats_watch *w, struct screen_item *it, int n, int max)
+{
+	int ifindex[STATS_MAX_DEVS], nd, i, b, k;
+	struct xf_devstats d;
+	char name[96];
+
+	nd = xf_stats_devices(&w->cur, ifindex, STATS_MAX_DEVS);
+	for (i = 0; i < nd; i++) {
+		const struct xf_devstats *base;
+
+		if (xf_devstats_read(w->nl, ifindex[i], &d))
+			continue;
+		for (b = 0; b < w->nbase && w->base[b].ifindex != ifindex[i]; b++)
+			;
+		if (b == w->nbase) {
+			struct stats_dev_base *nb = realloc(w->base, (b + 1) * sizeof(*nb));
+
+			if (!nb)
+				return n;
+			w->base = nb;
+			nb[b].ifindex = ifindex[i];
+			nb[b].d = d;
+			w->nbase++;
+		}
+		base = &w->base[b].d;
+		for (k = 0; k < XF_DEV_NSTD; k++) {
+			if (!d.has_std || !screen_dev_drop(true, k))
+				continue;
+			snprintf(name, sizeof(name), "%s %s", d.dev, xf_devstats_std_name(k));
+			n = screen_item_add(it, n, max, name, delta(d.std[k], base->std[k]));
+		}
+		for (k = 0; k < XF_DEV_NXDP; k++) {
+			if (!d.has[k] || !screen_dev_drop(false, k))
+				continue;
+			snprintf(name, sizeof(name), "%s %s", d.dev, xf_devstats_xdp_name(k));
+			n = screen_item_add(it, n, max, name, delta(d.xdp[k], base->xdp[k]));
+		}
+	}
+	return n;
+}
+
+#define SCREEN_ITEMS 64
+
+/* The tail: route's pass reasons and every drop, since the screen began. */
+static int screen_tail(struct stats_watch *w, struct screen_lines *tail)
+{
+	struct screen_item *it;
+	uint64_t passed = 0, fwd = 0;
+	int i, n = 0, err;
+
+	it = calloc(SCREEN_ITEMS, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	for (i = 0; i < w->cur.n; i++) {
+		const struct xf_stats_rec *r = &w->cur.r[i], *p = xf_stats_find(&w->first, r);
+		uint64_t dp = delta(r->packets, p ? p->packets : 0);
+
+		if (r->object != XF_STATS_ROUTE)
+			continue;
+		if (!r->pass) {
+			fwd += dp;
+			continue;
+		}
+		passed += dp;
+		n = screen_item_add(it, n, SCREEN_ITEMS, r->key, dp);
+	}
+	err = screen_items_line(tail, "passed since start:", it, n, fwd + passed);
+	n = 0;
+	for (i = 0; i < w->cur.n; i++) {
+		const struct xf_stats_rec *r = &w->cur.r[i], *p = xf_stats_find(&w->first, r);
+		char name[96];
+
+		if (r->object != XF_STATS_CHAIN || (strcmp(r->key, "drop") && strcmp(r->key, "aborted")))
+			continue;
+		snprintf(name, sizeof(name), "%s %.40s %s", r->dev, r->item, r->key);
+		n = screen_item_add(it, n, SCREEN_ITEMS, name,
+				    delta(r->packets, p ? p->packets : 0));
+	}
+	n = screen_dev_drops(w, it, n, SCREEN_ITEMS);
+	err = err ?: screen_items_line(tail, "drops since start:", it, n, 0);
+	free(it);
+	return err;
+}
+
+/* One frame: a title, the counters that moved sorted by rate, and the
+ * tail, in human units whatever -h says. */
+static int watch_screen(struct stats_watch *w, uint32_t n, double dt, double total)
+{
+	struct screen_lines head = { 0 }, body = { 0 }, tail = { 0 };
+	int wd = 3, wo = 6, wi = 4, i, nr = 0, err;
+	struct screen_row *rows;
+	char pps[32], bps[32];
+
+	rows = calloc(w->cur.n + 1, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < w->cur.n; i++) {
+		const struct xf_stats_rec *r = &w->cur.r[i], *p = xf_stats_find(&w->prev, r);
+		uint64_t dp = delta(r->packets, p ? p->packets : 0);
+		uint64_t db = delta(r->bytes, p ? p->bytes : 0);
+
+		if ((!dp && r->object == XF_STATS_CHAIN) || !stats_shown(r, dp))
+			continue;
+		rows[nr].r = r;
+		rows[nr].pps = rate(dp / dt);
+		rows[nr].bps = rate(db * 8 / dt);
+		nr++;
+#define WIDEN(w_, s_) do { int l_ = strlen(s_); if (l_ > (w_)) (w_) = l_; } while (0)
+		WIDEN(wd, r->dev);
+		WIDEN(wo, xf_stats_obj_name(r->object));
+		WIDEN(wi, r->item);
+#undef WIDEN
+	}
+	qsort(rows, nr, sizeof(*rows), screen_row_cmp);
+	err = screen_add(&head, "xfwd stats watch: interval %u, every %.3g s, %.1f s since start",
+			 n, w->o.interval, total);
+	/* The rates first: a narrow terminal cuts the long redirect items. */
+	err = err ?: screen_add(&head, "%8s  %9s  %-*s  %-*s  %-*s  %s", "PPS", "BPS", wd, "DEV",
+				wo, "OBJECT", wi, "ITEM", "KEY");
+	for (i = 0; !err && i < nr; i++) {
+		const struct xf_stats_rec *r = rows[i].r;
+
+		out_human(rows[i].pps, OUT_COUNT, pps, sizeof(pps));
+		out_human(rows[i].bps, OUT_BITRATE, bps, sizeof(bps));
+		err = screen_add(&body, "%8s  %9s  %-*s  %-*s  %-*s  %s", pps, bps, wd, r->dev,
+				 wo, xf_stats_obj_name(r->object), wi, r->item, r->key);
+	}
+	if (!err && !nr)
+		err = screen_add(&body, "(no counter moved)");
+	err = err ?: screen_tail(w, &tail);
+	if (!err)
+		screen_draw(&w->scr, &head, &body, &tail);
+	screen_lines_free(&head);
+	screen_lines_free(&body);
+	screen_lines_free(&tail);
+	free(rows);
+	return err;
+}
+
+/* Sleep s seconds, redrawing the screen when the terminal is resized;
+ * false when a signal asked to stop. */
+static bool watch_sleep(struct stats_watch *w, double s)
 {
 	struct timespec ts = { .tv_sec = (time_t)s,
 			       .tv_nsec = (long)((s - (time_t)s) * 1e9) };
 
 	if (stats_stop)
 		return false;
-	while (nanosleep(&ts, &ts) && errno == EINTR)
+	while (nanosleep(&ts, &ts) && errno == EINTR) {
 		if (stats_stop)
 			return false;
+		screen_resized(&w->scr);
+	}
 	return !stats_stop;
 }
 
 static int watch_loop(struct stats_watch *w)
 {
-	double t0, t1;
+	double t0, t1, start;
 	uint32_t n;
 	int err;
 
@@ -473,22 +707,40 @@ static int watch_loop(struct stats_watch *w)
 	xf_route_nf_warn(w->nl);
 	if (w->runtime_fd >= 0)
 		watch_programs_prime(w);
-	t0 = stats_now();
+	/* A terminal, and no -j: the screen, from now on. */
+	if (!out_is_json(w->x->out) && !screen_open(&w->scr, stdout)) {
+		struct screen_lines head = { 0 }, none = { 0 }, none2 = { 0 };
+
+		err = xf_stats_collect(w->nl, &w->o.f, &w->first);
+		if (err)
+			return err;
+		if (!screen_add(&head, "xfwd stats watch: first interval in %.3g s",
+				w->o.interval))
+			screen_draw(&w->scr, &head, &none, &none2);
+		screen_lines_free(&head);
+	}
+	t0 = start = stats_now();
 	for (n = 1; !w->o.count || n <= w->o.count; n++) {
-		if (!watch_sleep(w->o.interval))
+		if (!watch_sleep(w, w->o.interval))
 			break;
 		err = xf_stats_collect(w->nl, &w->o.f, &w->cur);
 		if (err)
 			return err;
 		t1 = stats_now();
-		out_redraw(w->x->out);
-		out_int(w->x->out, "interval", n);
-		out_real(w->x->out, "seconds", t1 - t0, 3);
-		watch_rates(w, t1 - t0);
-		watch_route(w, t1 - t0);
-		if (w->runtime_fd >= 0)
-			watch_programs(w);
-		out_flush(w->x->out);
+		if (w->scr.active) {
+			err = watch_screen(w, n, t1 - t0, t1 - start);
+			if (err)
+				return err;
+		} else {
+			out_redraw(w->x->out);
+			out_int(w->x->out, "interval", n);
+			out_real(w->x->out, "seconds", t1 - t0, 3);
+			watch_rates(w, t1 - t0);
+			watch_route(w, t1 - t0);
+			if (w->runtime_fd >= 0)
+				watch_programs(w);
+			out_flush(w->x->out);
+		}
 		xf_stats_free(&w->prev);
 		w->prev = w->cur;
 		memset(&w->cur, 0, sizeof(w->cur));
@@ -531,13 +783,18 @@ static int stats_watch(struct xfwd *x, struct xf_args *a)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	err = watch_loop(w);
+	/* The terminal back as it was (an Error line printed on the screen
+	 * went with it: the exit status still says). */
+	screen_close(&w->scr);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out:
 	if (w->runtime_fd >= 0)
 		close(w->runtime_fd);
+	xf_stats_free(&w->first);
 	xf_stats_free(&w->prev);
 	xf_stats_free(&w->cur);
+	free(w->base);
 	free(w);
 	return err;
 }

@@ -253,6 +253,64 @@ dv() {
 	done
 }
 
+# screen SIZE FRAMES SIGNAL [--resize RxC] -- ARGS...: "xfwd -n r1 ARGS" on a
+# pseudo-terminal of SIZE (ROWSxCOLS), stopped with SIGNAL after FRAMES
+# frames; test/fixtures/ptyscreen.py replays what it wrote on a model of
+# the terminal, into $output as JSON.
+screen() {
+	local opts=("$1" "$2" "stats watch: interval" "$3" "$(vm_slow 20)")
+	shift 3
+	[[ $1 != --resize ]] || { opts+=("$1" "$2"); shift 2; }
+	shift	# --
+	run -0 --separate-stderr "$XF_TOP/test/fixtures/ptyscreen.py" "${opts[@]}" \
+		-- xfwd -n "$XF_NS_R1" "$@" || { echo "$stderr" >&3; return 1; }
+}
+
+# The body of the screen: the rows between the header and the tail, as
+# their PPS in numbers (1.2K -> 1200), in the order shown.
+SCREEN_PPS='[.screen | (index(.[] | select(test("^ +PPS "))) // -1) as $h |
+	.[$h + 1:][] | select(test("^(\\.\\.\\. |passed since|drops since|$)") | not) |
+	split(" ") | map(select(. != "")) | .[0] |
+	capture("^(?<n>[0-9.]+)(?<u>[KMGTPE]?)$") |
+	(.n | tonumber) * ({"": 1, K: 1e3, M: 1e6, G: 1e9}[.u] // 1e12)]'
+
+@test "watch on a terminal: a screen sorted by rate, fitted to it, restored on SIGINT and SIGTERM" {
+	traffic
+	# Three rates: h2's echo requests (~45/s) through veth1 and their
+	# replies through veth2, r1's own address (~18/s) passed to the kernel.
+	in_h1 ping -c 400 -i 0.02 -W 1 -q "$XF_H2_IP4" >/dev/null &
+	BG_PIDS+=($!)
+	in_h1 ping -c 150 -i 0.05 -W 1 -q "$XF_R1_IP4A" >/dev/null &
+	BG_PIDS+=($!)
+	wait_until 5 ctr_ge veth1 not_forwarded 3
+	screen 12x60 3 INT -- stats watch interval 0.5
+	echo "$output" | jq -r '.screen[]' >&3
+	jq -e '.rc == 0 and .frames >= 3 and .restored and (.scrolled | not) and
+		(.wrapped | not) and .unknown == [] and (.screen | length) == 12 and
+		([.screen[] | length <= 60] | all)' <<<"$output"
+	jq -e '.screen[0] | startswith("xfwd stats watch: interval ")' <<<"$output"
+	jq -e '.screen[1] | test("^ +PPS +BPS +DEV +OBJECT +ITEM +KEY$")' <<<"$output"
+	# Every row that moved, highest rate first; the forwarded pings among
+	# them, and the pass reason since the start below.
+	jq -e "$SCREEN_PPS"' | length >= 4 and . == (sort | reverse) and .[0] > 20' <<<"$output"
+	jq -e '[.screen[] | select(test("^ +[0-9]+ +[0-9.]+[KMG]?bit +veth1 +route +xdp +forwarded$"))] | length == 1' \
+		<<<"$output"
+	jq -e '[.screen[] | select(startswith("passed since start:  not_forwarded "))] | length == 1' \
+		<<<"$output"
+	jq -e '[.screen[] | select(startswith("drops since start:"))] | length == 1' <<<"$output"
+	# Smaller after a resize (SIGWINCH): still fitted, the rows that do not
+	# fit counted; SIGTERM restores the terminal too.
+	screen 12x60 2 TERM --resize 7x40 -- stats watch interval 0.5
+	echo "$output" | jq -r '.screen[]' >&3
+	jq -e '.rc == 0 and .restored and (.scrolled | not) and (.wrapped | not) and
+		.rows == 7 and ([.screen[] | length <= 40] | all) and
+		([.screen[] | select(test("^\\.\\.\\. [0-9]+ more$"))] | length == 1)' <<<"$output"
+	jq -e "$SCREEN_PPS"' | length >= 2 and . == (sort | reverse)' <<<"$output"
+	# -j on a terminal: JSON Lines as ever, no screen.
+	screen 12x60 2 INT -- -j stats watch interval 0.3
+	jq -e '.rc == 0 and (.alt_seen | not)' <<<"$output"
+}
+
 @test "-s watch: run-time statistics on while it runs, off after it exits" {
 	local id before after
 	traffic
