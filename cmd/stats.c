@@ -14,6 +14,7 @@
 #include "out.h"
 #include "screen.h"
 #include "stats/stats.h"
+#include "xdptrace.h"
 
 static const char *const obj_words[] = { "route", "chain", "redirect", NULL };
 
@@ -305,6 +306,11 @@ struct stats_watch {
 	struct screen scr;	/* active on a terminal, without -j */
 	struct stats_dev_base *base;
 	int nbase;
+	/* The screen's xdp:xdp_redirect_err and xdp:xdp_exception counts,
+	 * or NULL with why they could not be had. */
+	struct xf_xdptrace *trace;
+	int trace_err;
+	char trace_why[112];
 };
 
 static void watch_rates(struct stats_watch *w, double dt)
@@ -537,10 +543,43 @@ static bool screen_dev_drop(bool std, int k)
 	       k == XF_DEV_XDP_XMIT_ERRORS || k == XF_DEV_RX_QUEUE_DROPS;
 }
 
-/* The drops of the devices since the screen first saw each. */
+/* The counters of device d when the screen first saw it (d itself the
+ * first time). NULL on ENOMEM. */
+static const struct xf_devstats *screen_dev_base(struct stats_watch *w,
+						 const struct xf_devstats *d)
+{
+	struct stats_dev_base *nb;
+	int b;
+
+	for (b = 0; b < w->nbase; b++)
+		if (w->base[b].ifindex == d->ifindex)
+			return &w->base[b].d;
+	nb = realloc(w->base, (b + 1) * sizeof(*nb));
+	if (!nb)
+		return NULL;
+	w->base = nb;
+	nb[b].ifindex = d->ifindex;
+	nb[b].d = *d;
+	w->nbase++;
+	return &nb[b].d;
+}
+
+/* The screen's start: the devices' counters to count from. */
+static void screen_dev_seed(struct stats_watch *w)
+{
+	int ifindex[STATS_MAX_DEVS], nd, i;
+	struct xf_devstats d;
+
+	nd = xf_stats_devices(&w->first, ifindex, STATS_MAX_DEVS);
+	for (i = 0; i < nd; i++)
+		if (!xf_devstats_read(w->nl, ifindex[i], &d))
+			screen_dev_base(w, &d);
+}
+
+/* The drops of the devices since the screen began (or first saw them). */
 static int screen_dev_drops(struct stats_watch *w, struct screen_item *it, int n, int max)
 {
-	int ifindex[STATS_MAX_DEVS], nd, i, b, k;
+	int ifindex[STATS_MAX_DEVS], nd, i, k;
 	struct xf_devstats d;
 	char name[96];
 
@@ -550,19 +589,9 @@ static int screen_dev_drops(struct stats_watch *w, struct screen_item *it, int n
 
 		if (xf_devstats_read(w->nl, ifindex[i], &d))
 			continue;
-		for (b = 0; b < w->nbase && w->base[b].ifindex != ifindex[i]; b++)
-			;
-		if (b == w->nbase) {
-			struct stats_dev_base *nb = realloc(w->base, (b + 1) * sizeof(*nb));
-
-			if (!nb)
-				return n;
-			w->base = nb;
-			nb[b].ifindex = ifindex[i];
-			nb[b].d = d;
-			w->nbase++;
-		}
-		base = &w->base[b].d;
+		base = screen_dev_base(w, &d);
+		if (!base)
+			return n;
 		for (k = 0; k < XF_DEV_NSTD; k++) {
 			if (!d.has_std || !screen_dev_drop(true, k))
 				continue;
@@ -580,6 +609,55 @@ static int screen_dev_drops(struct stats_watch *w, struct screen_item *it, int n
 }
 
 #define SCREEN_ITEMS 64
+
+struct screen_trace {
+	struct stats_watch *w;
+	struct screen_item *it;
+	int n;
+};
+
+static const char *const xdp_actions[] = { "aborted", "drop", "pass", "tx", "redirect" };
+
+static int screen_trace_cb(int ifindex, int tp, int code, uint64_t count, void *arg)
+{
+	struct screen_trace *st = arg;
+	char dev[IF_NAMESIZE], name[96], num[16];
+	const char *what;
+
+	if (!if_indextoname(ifindex, dev))
+		snprintf(dev, sizeof(dev), "if%d", ifindex);
+	if (tp == XF_XDPTRACE_REDIRECT_ERR) {
+		what = code < 0 ? strerrorname_np(-code) : NULL;
+		if (!what) {
+			snprintf(num, sizeof(num), "%d", code);
+			what = num;
+		}
+		snprintf(name, sizeof(name), "%s redirect_err %s", dev, what);
+	} else {
+		if (code >= 0 && code < (int)(sizeof(xdp_actions) / sizeof(xdp_actions[0]))) {
+			what = xdp_actions[code];
+		} else {
+			snprintf(num, sizeof(num), "action %d", code);
+			what = num;
+		}
+		snprintf(name, sizeof(name), "%s exception %s", dev, what);
+	}
+	st->n = screen_item_add(st->it, st->n, SCREEN_ITEMS, name, count);
+	return 0;
+}
+
+/* The kernel's XDP errors since the screen began, or why not counted. */
+static int screen_trace(struct stats_watch *w, struct screen_lines *tail, struct screen_item *it)
+{
+	struct screen_trace st = { .w = w, .it = it };
+
+	if (!w->trace)
+		return screen_add(tail, "xdp errors: not counted: %s: %s", w->trace_why,
+				  strerrorname_np(-w->trace_err) ?: "?");
+	if (xf_xdptrace_walk(w->trace, screen_trace_cb, &st))
+		return screen_add(tail, "xdp errors: cannot read the counts");
+	return screen_items_line(tail, "xdp errors since start:", it, st.n, 0);
+}
 
 /* The tail: route's pass reasons and every drop, since the screen began. */
 static int screen_tail(struct stats_watch *w, struct screen_lines *tail)
@@ -618,6 +696,7 @@ static int screen_tail(struct stats_watch *w, struct screen_lines *tail)
 	}
 	n = screen_dev_drops(w, it, n, SCREEN_ITEMS);
 	err = err ?: screen_items_line(tail, "drops since start:", it, n, 0);
+	err = err ?: screen_trace(w, tail, it);
 	free(it);
 	return err;
 }
@@ -714,6 +793,8 @@ static int watch_loop(struct stats_watch *w)
 		err = xf_stats_collect(w->nl, &w->o.f, &w->first);
 		if (err)
 			return err;
+		screen_dev_seed(w);
+		w->trace_err = xf_xdptrace_open(&w->trace, w->trace_why, sizeof(w->trace_why));
 		if (!screen_add(&head, "xfwd stats watch: first interval in %.3g s",
 				w->o.interval))
 			screen_draw(&w->scr, &head, &none, &none2);
@@ -786,6 +867,7 @@ static int stats_watch(struct xfwd *x, struct xf_args *a)
 	/* The terminal back as it was (an Error line printed on the screen
 	 * went with it: the exit status still says). */
 	screen_close(&w->scr);
+	xf_xdptrace_close(w->trace);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out:

@@ -253,14 +253,14 @@ dv() {
 	done
 }
 
-# screen SIZE FRAMES SIGNAL [--resize RxC] -- ARGS...: "xfwd -n r1 ARGS" on a
+# screen SIZE FRAMES SIGNAL [--resize RxC | --then SHELL] -- ARGS...: "xfwd -n r1 ARGS" on a
 # pseudo-terminal of SIZE (ROWSxCOLS), stopped with SIGNAL after FRAMES
 # frames; test/fixtures/ptyscreen.py replays what it wrote on a model of
 # the terminal, into $output as JSON.
 screen() {
 	local opts=("$1" "$2" "stats watch: interval" "$3" "$(vm_slow 20)")
 	shift 3
-	[[ $1 != --resize ]] || { opts+=("$1" "$2"); shift 2; }
+	[[ $1 != --resize && $1 != --then ]] || { opts+=("$1" "$2"); shift 2; }
 	shift	# --
 	run -0 --separate-stderr "$XF_TOP/test/fixtures/ptyscreen.py" "${opts[@]}" \
 		-- xfwd -n "$XF_NS_R1" "$@" || { echo "$stderr" >&3; return 1; }
@@ -284,7 +284,7 @@ SCREEN_PPS='[.screen | (index(.[] | select(test("^ +PPS "))) // -1) as $h |
 	BG_PIDS+=($!)
 	wait_until 5 ctr_ge veth1 not_forwarded 3
 	screen 12x60 3 INT -- stats watch interval 0.5
-	echo "$output" | jq -r '.screen[]' >&3
+	jq -r '.screen[] | "# " + .' <<<"$output" >&3
 	jq -e '.rc == 0 and .frames >= 3 and .restored and (.scrolled | not) and
 		(.wrapped | not) and .unknown == [] and (.screen | length) == 12 and
 		([.screen[] | length <= 60] | all)' <<<"$output"
@@ -301,7 +301,7 @@ SCREEN_PPS='[.screen | (index(.[] | select(test("^ +PPS "))) // -1) as $h |
 	# Smaller after a resize (SIGWINCH): still fitted, the rows that do not
 	# fit counted; SIGTERM restores the terminal too.
 	screen 12x60 2 TERM --resize 7x40 -- stats watch interval 0.5
-	echo "$output" | jq -r '.screen[]' >&3
+	jq -r '.screen[] | "# " + .' <<<"$output" >&3
 	jq -e '.rc == 0 and .restored and (.scrolled | not) and (.wrapped | not) and
 		.rows == 7 and ([.screen[] | length <= 40] | all) and
 		([.screen[] | select(test("^\\.\\.\\. [0-9]+ more$"))] | length == 1)' <<<"$output"
@@ -309,6 +309,30 @@ SCREEN_PPS='[.screen | (index(.[] | select(test("^ +PPS "))) // -1) as $h |
 	# -j on a terminal: JSON Lines as ever, no screen.
 	screen 12x60 2 INT -- -j stats watch interval 0.3
 	jq -e '.rc == 0 and (.alt_seen | not)' <<<"$output"
+}
+
+@test "watch on a terminal: a failed redirect's drops and the kernel's xdp_redirect_err since the start" {
+	if kernel_lacks xdp_features; then
+		skip "no xdp_features: the kernel does not say which device takes XDP frames"
+	fi
+	warm_up
+	in_h2 ethtool -K veth0 gro on >/dev/null
+	run -0 xr redirect add dev veth1 match "$XF_H2_IP4/32" to veth2 hook xdp
+	in_h2 ethtool -K veth0 gro off >/dev/null
+	# 10 echo requests after the screen's first interval, all of them
+	# lost where veth1 redirects them.
+	screen 14x100 1 INT --then "ip netns exec $XF_NS_H1 ping -c 10 -i 0.05 -W 1 -q $XF_H2_IP4" \
+		-- stats watch interval 0.5
+	jq -r '.screen[] | "# " + .' <<<"$output" >&3
+	assert_equal "$(rule veth1 "$XF_H2_IP4/32" packets)" 10
+	jq -e '[.screen[] | select(startswith("drops since start:  veth1 rx_dropped 10  veth1 rx_queue_drops 10"))] |
+		length == 1' <<<"$output"
+	if kernel_lacks xdp_tracepoints; then
+		jq -e '[.screen[] | select(startswith("xdp errors: not counted: "))] | length == 1' <<<"$output"
+	else
+		jq -e '[.screen[] | select(test("^xdp errors since start:  veth1 redirect_err E[A-Z]+ 10$"))] |
+			length == 1' <<<"$output"
+	fi
 }
 
 @test "-s watch: run-time statistics on while it runs, off after it exits" {
