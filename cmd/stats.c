@@ -392,12 +392,16 @@ static void watch_route(struct stats_watch *w, double dt)
 }
 
 /* -s: nanoseconds per run of each xfwd program over the interval. */
-static void watch_programs(struct stats_watch *w)
+static void watch_programs(struct stats_watch *w, struct screen_lines *l)
 {
 	struct xf_out *o = w->x->out;
-	int i, k;
+	char line[512];
+	int i, k, len;
 
-	out_list_begin(o, "programs");
+	/* On the screen: one line, "dev object name ns" per program. */
+	len = snprintf(line, sizeof(line), "ns per packet:");
+	if (!l)
+		out_list_begin(o, "programs");
 	for (i = 0; i < w->cur.n; i++) {
 		const struct xf_stats_rec *r = &w->cur.r[i];
 		struct stats_prog *sp = NULL;
@@ -424,6 +428,13 @@ static void watch_programs(struct stats_watch *w)
 		sp->ns = ns;
 		sp->cnt = cnt;
 		sp->primed = true;
+		if (l) {
+			if (len < (int)sizeof(line))
+				len += snprintf(line + len, sizeof(line) - len, "  %s %s %s %.0f",
+						r->dev, xf_stats_obj_name(r->object), name,
+						dc ? (double)dn / dc : 0);
+			continue;
+		}
 		out_row_begin(o);
 		out_int(o, "prog_id", r->prog_id);
 		out_str(o, "name", name);
@@ -433,7 +444,10 @@ static void watch_programs(struct stats_watch *w)
 		out_real(o, "ns_per_packet", dc ? (double)dn / dc : 0, 1);
 		out_row_end(o);
 	}
-	out_list_end(o);
+	if (l)
+		screen_add(l, "%s", line);
+	else
+		out_list_end(o);
 	for (k = 0; k < w->nprogs; k++)
 		w->progs[k].seen = false;
 }
@@ -747,6 +761,8 @@ static int watch_screen(struct stats_watch *w, uint32_t n, double dt, double tot
 	if (!err && !nr)
 		err = screen_add(&body, "(no counter moved)");
 	err = err ?: screen_tail(w, &tail);
+	if (!err && w->runtime_fd >= 0)
+		watch_programs(w, &tail);
 	if (!err)
 		screen_draw(&w->scr, &head, &body, &tail);
 	screen_lines_free(&head);
@@ -819,7 +835,7 @@ static int watch_loop(struct stats_watch *w)
 			watch_rates(w, t1 - t0);
 			watch_route(w, t1 - t0);
 			if (w->runtime_fd >= 0)
-				watch_programs(w);
+				watch_programs(w, NULL);
 			out_flush(w->x->out);
 		}
 		xf_stats_free(&w->prev);

@@ -300,10 +300,10 @@ SCREEN_PPS='[.screen | (index(.[] | select(test("^ +PPS "))) // -1) as $h |
 	jq -e '[.screen[] | select(startswith("drops since start:"))] | length == 1' <<<"$output"
 	# Smaller after a resize (SIGWINCH): still fitted, the rows that do not
 	# fit counted; SIGTERM restores the terminal too.
-	screen 12x60 2 TERM --resize 7x40 -- stats watch interval 0.5
+	screen 12x60 2 TERM --resize 8x40 -- stats watch interval 0.5
 	jq -r '.screen[] | "# " + .' <<<"$output" >&3
 	jq -e '.rc == 0 and .restored and (.scrolled | not) and (.wrapped | not) and
-		.rows == 7 and ([.screen[] | length <= 40] | all) and
+		.rows == 8 and ([.screen[] | length <= 40] | all) and
 		([.screen[] | select(test("^\\.\\.\\. [0-9]+ more$"))] | length == 1)' <<<"$output"
 	jq -e "$SCREEN_PPS"' | length >= 2 and . == (sort | reverse)' <<<"$output"
 	# -j on a terminal: JSON Lines as ever, no screen.
