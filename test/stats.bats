@@ -162,6 +162,16 @@ dv() {
 	# A redirect target is a device in use: listed with its counters.
 	run -0 xr -j stats show dev veth1
 	jq -e '[.devices[].dev] == ["veth1", "veth2"]' <<<"$output"
+	# A device whose driver has no XDP counters (a bridge): the link
+	# statistics only.
+	ip -n "$XF_NS_R1" link add rdbr0 type bridge
+	ip -n "$XF_NS_R1" link set rdbr0 up
+	run -0 xr redirect add dev veth2 to rdbr0
+	run -0 xr -j stats show dev veth2
+	jq -e '.devices[] | select(.dev == "rdbr0") | .driver == "bridge" and
+		(keys - ["dev", "ifindex", "driver"] | sort) == (["rx_packets", "rx_bytes",
+		"rx_errors", "rx_dropped", "tx_packets", "tx_bytes", "tx_errors",
+		"tx_dropped"] | sort)' <<<"$output"
 }
 
 @test "-s: the per-CPU values add up to the totals" {
