@@ -345,6 +345,20 @@ SCREEN_PPS='[.screen | (index(.[] | select(test("^ +PPS "))) // -1) as $h |
 	fi
 }
 
+@test "watch on a terminal where tracing programs are refused (no CAP_BPF): one line says why, the rest goes on" {
+	traffic
+	run -0 --separate-stderr "$XF_TOP/test/fixtures/ptyscreen.py" 14x100 2 "stats watch: interval" \
+		INT "$(vm_slow 20)" -- nsenter --net="/run/netns/$XF_NS_R1" setpriv --inh-caps=-all \
+		--ambient-caps=-all --bounding-set=-bpf,-net_admin,-sys_admin "$(command -v xfwd)" \
+		stats watch interval 0.3
+	jq -r '.screen[] | "# " + .' <<<"$output" >&3
+	jq -e '.rc == 0 and .restored' <<<"$output"
+	jq -e '[.screen[] | select(startswith("xdp errors: not counted: ") and endswith(": EPERM"))] |
+		length == 1' <<<"$output"
+	jq -e '[.screen[] | select(test("^ +[0-9]+ +[0-9.]+[KMG]?bit +veth1 +route +xdp +forwarded$"))] |
+		length == 1' <<<"$output"
+}
+
 @test "-s watch: run-time statistics on while it runs, off after it exits" {
 	local id before after
 	traffic
