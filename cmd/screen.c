@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A full-screen view on a terminal: see screen.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -51,6 +52,23 @@ int screen_open(struct screen *scr, FILE *f)
 	scr->f = f;
 	if (!isatty(fileno(f)))
 		return -ENOTTY;
+	if (isatty(STDERR_FILENO)) {
+		char path[] = "/tmp/xfwd-screen-XXXXXX";
+
+		fflush(stderr);
+		scr->held_err = mkostemp(path, O_CLOEXEC);
+		if (scr->held_err >= 0) {
+			unlink(path);
+			scr->saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+			if (scr->saved_err >= 0 && dup2(scr->held_err, STDERR_FILENO) >= 0) {
+				scr->err_held = true;
+			} else {
+				if (scr->saved_err >= 0)
+					close(scr->saved_err);
+				close(scr->held_err);
+			}
+		}
+	}
 	/* SA_RESTART: a resize must not cut anything short but the sleep. */
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
@@ -73,6 +91,25 @@ void screen_lines_free(struct screen_lines *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* stderr back, and what waited of it printed there. */
+static void screen_release_err(struct screen *scr)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (!scr->err_held)
+		return;
+	fflush(stderr);
+	dup2(scr->saved_err, STDERR_FILENO);
+	close(scr->saved_err);
+	if (lseek(scr->held_err, 0, SEEK_SET) == 0)
+		while ((n = read(scr->held_err, buf, sizeof(buf))) > 0)
+			if (write(STDERR_FILENO, buf, n) != n)
+				break;
+	close(scr->held_err);
+	scr->err_held = false;
+}
+
 void screen_close(struct screen *scr)
 {
 	if (scr->active) {
@@ -81,6 +118,7 @@ void screen_close(struct screen *scr)
 		fflush(scr->f);
 		scr->active = false;
 	}
+	screen_release_err(scr);
 	screen_lines_free(&scr->head);
 	screen_lines_free(&scr->body);
 	screen_lines_free(&scr->tail);

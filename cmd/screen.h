@@ -18,6 +18,11 @@ struct screen {
 	FILE *f;
 	int rows, cols;
 	bool active;		/* on the alternate screen */
+	/* stderr, a terminal too, kept aside while the screen is up: what
+	 * goes to fd 2 meanwhile waits in a temporary file, printed once the
+	 * terminal is back (an Error line must not vanish with the screen). */
+	bool err_held;
+	int saved_err, held_err;
 	/* The last frame, kept for a redraw after a resize. */
 	struct screen_lines head, body, tail;
 };
@@ -25,8 +30,9 @@ struct screen {
 /* Take over the terminal f is: the alternate screen, no cursor, SIGWINCH
  * noted. -ENOTTY when f is no terminal (nothing is changed), 0 else. */
 int screen_open(struct screen *scr, FILE *f);
-/* Leave the alternate screen and give the cursor back; frees the frame.
- * Safe to call on a screen not opened. */
+/* Leave the alternate screen and give the cursor back, then print what
+ * was written to stderr meanwhile; frees the frame. Safe to call on a
+ * screen not opened. */
 void screen_close(struct screen *scr);
 /* Append a line (printf format) to l. 0/-ENOMEM. */
 int screen_add(struct screen_lines *l, const char *fmt, ...)

@@ -359,6 +359,19 @@ SCREEN_PPS='[.screen | (index(.[] | select(test("^ +PPS "))) // -1) as $h |
 		length == 1' <<<"$output"
 }
 
+@test "watch on a terminal: what goes to stderr while the screen is up is printed once it is gone" {
+	local n
+	run -0 xr route attach dev veth1 dev veth2 hook tc
+	# The kernel calls of the screen's start and first interval; the
+	# next one, in the second interval, fails (XFWD_FAULT, xfwd(8)).
+	XFWD_FAULT=count screen 14x100 9 INT -- stats watch interval 0.2 count 1
+	n=$(jq -r '.main[]' <<<"$output" | sed -n 's/^xfwd: fault: \([0-9]*\) kernel calls$/\1/p')
+	((n > 0))
+	XFWD_FAULT=fail:$((n + 1)) screen 14x100 9 INT -- stats watch interval 0.2 count 2
+	jq -e --arg n $((n + 1)) '.restored and (.main | map(select(. != "")) |
+		.[0] | startswith("xfwd: fault: failing kernel call " + $n + " "))' <<<"$output"
+}
+
 @test "-s watch: run-time statistics on while it runs, off after it exits" {
 	local id before after
 	traffic
