@@ -316,6 +316,10 @@ SCREEN_PPS='[.screen | (index(.[] | select(test("^ +PPS "))) // -1) as $h |
 		.rows == 8 and ([.screen[] | length <= 40] | all) and
 		([.screen[] | select(test("^\\.\\.\\. [0-9]+ more$"))] | length == 1)' <<<"$output"
 	jq -e "$SCREEN_PPS"' | length >= 2 and . == (sort | reverse)' <<<"$output"
+	# -s: the programs' cost on a line of its own.
+	screen 14x100 2 INT -- -s stats watch interval 0.3
+	jq -e '[.screen[] | select(test("^ns per packet:  veth1 [a-z]+ xf_[a-z_]+ [0-9]+  "))] |
+		length == 1' <<<"$output"
 	# -j on a terminal: JSON Lines as ever, no screen.
 	screen 12x60 2 INT -- -j stats watch interval 0.3
 	jq -e '.rc == 0 and (.alt_seen | not)' <<<"$output"
