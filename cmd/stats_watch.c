@@ -227,7 +227,7 @@ static int watch_loop(struct stats_watch *w)
 		watch_programs_prime(w);
 	/* A terminal, and no -j: the screen, from now on. */
 	if (!out_is_json(w->x->out) && !screen_open(&w->scr, stdout)) {
-		struct screen_lines head = { 0 }, none = { 0 }, none2 = { 0 };
+		struct screen_lines head = { 0 }, body = { 0 }, tail = { 0 };
 
 		err = xf_stats_collect(w->nl, &w->o.f, &w->first);
 		if (err)
@@ -236,7 +236,7 @@ static int watch_loop(struct stats_watch *w)
 		w->trace_err = xf_xdptrace_open(&w->trace, w->trace_why, sizeof(w->trace_why));
 		if (!screen_add(&head, "xfwd stats watch: first interval in %.3g s",
 				w->o.interval))
-			screen_draw(&w->scr, &head, &none, &none2);
+			screen_draw(&w->scr, &head, &body, &tail);
 		screen_lines_free(&head);
 	}
 	t0 = start = stats_now();
@@ -303,8 +303,7 @@ int stats_watch(struct xfwd *x, struct xf_args *a)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	err = watch_loop(w);
-	/* The terminal back as it was (an Error line printed on the screen
-	 * went with it: the exit status still says). */
+	/* The terminal back as it was, then what stderr got meanwhile. */
 	screen_close(&w->scr);
 	xf_xdptrace_close(w->trace);
 	sigaction(SIGINT, &old_int, NULL);
