@@ -247,6 +247,14 @@ static int screen_tail(struct stats_watch *w, struct screen_lines *tail)
 	return err;
 }
 
+static void widen(int *width, const char *s)
+{
+	int n = strlen(s);
+
+	if (n > *width)
+		*width = n;
+}
+
 /* One frame: a title, the counters that moved sorted by rate, and the
  * tail, in human units whatever -h says. */
 int watch_screen(struct stats_watch *w, uint32_t n, double dt, double total)
@@ -270,11 +278,9 @@ int watch_screen(struct stats_watch *w, uint32_t n, double dt, double total)
 		rows[nr].pps = stats_rate(dp / dt);
 		rows[nr].bps = stats_rate(db * 8 / dt);
 		nr++;
-#define WIDEN(w_, s_) do { int l_ = strlen(s_); if (l_ > (w_)) (w_) = l_; } while (0)
-		WIDEN(wd, r->dev);
-		WIDEN(wo, xf_stats_obj_name(r->object));
-		WIDEN(wi, r->item);
-#undef WIDEN
+		widen(&wd, r->dev);
+		widen(&wo, xf_stats_obj_name(r->object));
+		widen(&wi, r->item);
 	}
 	qsort(rows, nr, sizeof(*rows), screen_row_cmp);
 	err = screen_add(&head, "xfwd stats watch: interval %u, every %.3g s, %.1f s since start",
