@@ -146,7 +146,8 @@ static void stats_print(struct xf_out *o, const struct xf_stats *s)
 }
 
 /* One device's counters: in JSON an object with a key each; in tables a
- * row each, the device named where its group starts. */
+ * row each of those that are not 0 (rx_packets and tx_packets always), the
+ * device named where its group starts. */
 static void stats_device(struct xf_out *o, const struct xf_devstats *d)
 {
 	bool table = !out_is_json(o), first = true;
@@ -170,6 +171,10 @@ static void stats_device(struct xf_out *o, const struct xf_devstats *d)
 		int k = std ? i : i - XF_DEV_NSTD;
 
 		if (std ? !d->has_std : !d->has[k])
+			continue;
+		/* Tables: a loss stands out among the few that counted. */
+		if (!(std ? d->std[k] : d->xdp[k]) &&
+		    !(std && (k == XF_DEV_RX_PACKETS || k == XF_DEV_TX_PACKETS)))
 			continue;
 		out_row_begin(o);
 		out_str(o, "dev", first ? d->dev : "");
