@@ -1,39 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* xfwd stats: every counter at once, live rates and the cost per packet. */
+/* xfwd stats: every counter at once, live rates and the cost per packet;
+ * here show, reset and the verbs' table (watch: stats_watch.c). */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "cmd.h"
-#include "route/route.h"
 #include "out.h"
-#include "stats/stats.h"
+#include "route/route.h"
+#include "stats.h"
 
 static const char *const obj_words[] = { "route", "chain", "redirect", NULL };
 
-/* The one global: set by SIGINT/SIGTERM so that watch ends its loop, as a
- * signal handler cannot be given the command's context. */
-static volatile sig_atomic_t stats_stop;
-
-static void stats_on_signal(int sig)
-{
-	(void)sig;
-	stats_stop = 1;
-}
-
-struct stats_opts {
-	struct xf_stats_filter f;
-	double interval;	/* watch: seconds */
-	uint32_t count;		/* watch: intervals; 0 until a signal */
-};
-
 enum { KW_DEV, KW_OBJ, KW_INTERVAL, KW_COUNT };
 
-static int stats_parse(struct xf_args *a, struct stats_opts *o, bool watch)
+int stats_parse(struct xf_args *a, struct stats_opts *o, bool watch)
 {
 	int idx, err;
 
@@ -73,12 +54,7 @@ static int stats_parse(struct xf_args *a, struct stats_opts *o, bool watch)
 	return 0;
 }
 
-/* route's pass reasons are shown only where they counted, as in route show. */
-static bool stats_shown(const struct xf_stats_rec *r, uint64_t packets)
-{
-	return !r->pass || packets;
-}
-
+/* -s in JSON: the counter's values per CPU, inside its row. */
 static void stats_percpu(struct xf_out *o, const struct xf_stats *s, const struct xf_stats_rec *r)
 {
 	int c;
@@ -92,6 +68,38 @@ static void stats_percpu(struct xf_out *o, const struct xf_stats *s, const struc
 		out_u64(o, "packets", r->percpu[c * 2]);
 		out_unit(o, "bytes", r->percpu[c * 2 + 1], OUT_BYTES);
 		out_row_end(o);
+	}
+	out_list_end(o);
+}
+
+/* -s in tables: a block of its own after the counters, so that their
+ * table stays whole: per counter, the CPUs that counted, the counter
+ * named on its first line only. */
+static void stats_percpu_block(struct xf_out *o, const struct xf_stats *s)
+{
+	int i, c;
+
+	out_list_begin(o, "per-cpu");
+	for (i = 0; i < s->n; i++) {
+		const struct xf_stats_rec *r = &s->r[i];
+		bool first = true;
+
+		if (!r->percpu || !stats_shown(r, r->packets))
+			continue;
+		for (c = 0; c < s->ncpu; c++) {
+			if (!r->percpu[c * 2] && !r->percpu[c * 2 + 1])
+				continue;
+			out_row_begin(o);
+			out_str(o, "dev", first ? r->dev : "");
+			out_str(o, "object", first ? xf_stats_obj_name(r->object) : "");
+			out_str(o, "item", first ? r->item : "");
+			out_str(o, "key", first ? r->key : "");
+			out_int(o, "cpu", c);
+			out_u64(o, "packets", r->percpu[c * 2]);
+			out_unit(o, "bytes", r->percpu[c * 2 + 1], OUT_BYTES);
+			out_row_end(o);
+			first = false;
+		}
 	}
 	out_list_end(o);
 }
@@ -127,10 +135,69 @@ static void stats_print(struct xf_out *o, const struct xf_stats *s)
 		out_u64(o, "packets", r->packets);
 		out_unit(o, "bytes", r->bytes, OUT_BYTES);
 		out_int(o, "prog_id", r->prog_id);
-		stats_percpu(o, s, r);
+		if (!table)
+			stats_percpu(o, s, r);
 		out_row_end(o);
 		prev = r;
 	}
+	out_list_end(o);
+	if (table && s->n && s->r[0].percpu)
+		stats_percpu_block(o, s);
+}
+
+/* One device's counters: in JSON an object with a key each; in tables a
+ * row each of those that are not 0 (rx_packets and tx_packets always), the
+ * device named where its group starts. */
+static void stats_device(struct xf_out *o, const struct xf_devstats *d)
+{
+	bool table = !out_is_json(o), first = true;
+	int i;
+
+	if (!table) {
+		out_row_begin(o);
+		out_str(o, "dev", d->dev);
+		out_int(o, "ifindex", d->ifindex);
+		out_str(o, "driver", d->driver);
+		for (i = 0; d->has_std && i < XF_DEV_NSTD; i++)
+			out_u64(o, xf_devstats_std_name(i), d->std[i]);
+		for (i = 0; i < XF_DEV_NXDP; i++)
+			if (d->has[i])
+				out_u64(o, xf_devstats_xdp_name(i), d->xdp[i]);
+		out_row_end(o);
+		return;
+	}
+	for (i = 0; i < XF_DEV_NSTD + XF_DEV_NXDP; i++) {
+		bool std = i < XF_DEV_NSTD;
+		int k = std ? i : i - XF_DEV_NSTD;
+
+		if (std ? !d->has_std : !d->has[k])
+			continue;
+		/* Tables: a loss stands out among the few that counted. */
+		if (!(std ? d->std[k] : d->xdp[k]) &&
+		    !(std && (k == XF_DEV_RX_PACKETS || k == XF_DEV_TX_PACKETS)))
+			continue;
+		out_row_begin(o);
+		out_str(o, "dev", first ? d->dev : "");
+		out_str(o, "driver", first ? (d->driver[0] ? d->driver : "-") : "");
+		out_str(o, "counter", std ? xf_devstats_std_name(k) : xf_devstats_xdp_name(k));
+		out_u64(o, "value", std ? d->std[k] : d->xdp[k]);
+		out_row_end(o);
+		first = false;
+	}
+}
+
+/* The drivers' and the kernel's own counters of every device s involves:
+ * what happened to the packets after the programs' verdict. */
+static void stats_devices(struct xf_out *o, struct xf_nl *nl, const struct xf_stats *s)
+{
+	int ifindex[STATS_MAX_DEVS], n, i;
+	struct xf_devstats d;
+
+	n = xf_stats_devices(s, ifindex, STATS_MAX_DEVS);
+	out_list_begin(o, "devices");
+	for (i = 0; i < n; i++)
+		if (!xf_devstats_read(nl, ifindex[i], &d))
+			stats_device(o, &d);	/* gone meanwhile: left out */
 	out_list_end(o);
 }
 
@@ -152,6 +219,7 @@ static int stats_show(struct xfwd *x, struct xf_args *a)
 	if (err)
 		return err;
 	stats_print(x->out, &s);
+	stats_devices(x->out, nl, &s);
 	xf_stats_free(&s);
 	xf_route_nf_warn(nl);
 	return 0;
@@ -165,290 +233,6 @@ static int stats_reset(struct xfwd *x, struct xf_args *a)
 
 	err = stats_parse(a, &o, false) ?: xfwd_nl_locked(x, &nl);
 	return err ?: xf_stats_reset(nl, &o.f);
-}
-
-static double stats_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* A rate rounded to an integer, without libm. */
-static uint64_t rate(double v)
-{
-	return v > 0 ? (uint64_t)(v + 0.5) : 0;
-}
-
-static uint64_t delta(uint64_t now, uint64_t then)
-{
-	return now >= then ? now - then : now;	/* reset meanwhile */
-}
-
-/* A program's run time and count at the previous sample. */
-struct stats_prog {
-	uint32_t id;
-	uint64_t ns, cnt;
-	bool seen;		/* printed in this interval */
-	bool primed;		/* ns and cnt hold a sample */
-};
-
-#define STATS_MAX_PROGS 256
-
-struct stats_watch {
-	struct xfwd *x;
-	struct xf_nl *nl;
-	struct stats_opts o;
-	struct xf_stats prev, cur;
-	struct stats_prog progs[STATS_MAX_PROGS];
-	int nprogs;
-	int runtime_fd;		/* -s: holds the run-time statistics on */
-};
-
-static void watch_rates(struct stats_watch *w, double dt)
-{
-	struct xf_out *o = w->x->out;
-	int i;
-
-	out_list_begin(o, "counters");
-	for (i = 0; i < w->cur.n; i++) {
-		const struct xf_stats_rec *r = &w->cur.r[i], *p = xf_stats_find(&w->prev, r);
-		uint64_t dp = delta(r->packets, p ? p->packets : 0);
-		uint64_t db = delta(r->bytes, p ? p->bytes : 0);
-
-		/* What did not move is left out, but for the headline counters. */
-		if (!dp && r->object == XF_STATS_CHAIN)
-			continue;
-		if (!stats_shown(r, dp))
-			continue;
-		out_row_begin(o);
-		out_str(o, "dev", r->dev);
-		out_int(o, "ifindex", r->ifindex);
-		out_str(o, "object", xf_stats_obj_name(r->object));
-		out_str(o, "item", r->item);
-		out_str(o, "key", r->key);
-		out_unit(o, "pps", rate(dp / dt), OUT_COUNT);
-		out_unit(o, "bps", rate(db * 8 / dt), OUT_BITRATE);
-		out_row_end(o);
-	}
-	out_list_end(o);
-}
-
-/* route: per interface, the share of packets passed to the kernel. */
-static void watch_route(struct stats_watch *w, double dt)
-{
-	struct xf_out *o = w->x->out;
-	int i, j, k;
-
-	out_list_begin(o, "route");
-	for (i = 0; i < w->cur.n; i = j) {
-		uint64_t fwd = 0, passed = 0;
-
-		for (j = i; j < w->cur.n && w->cur.r[j].ifindex == w->cur.r[i].ifindex &&
-			    w->cur.r[j].object == w->cur.r[i].object; j++) {
-			const struct xf_stats_rec *r = &w->cur.r[j], *p = xf_stats_find(&w->prev, r);
-			uint64_t dp = delta(r->packets, p ? p->packets : 0);
-
-			if (r->object != XF_STATS_ROUTE)
-				continue;
-			if (r->pass)
-				passed += dp;
-			else
-				fwd += dp;
-		}
-		if (w->cur.r[i].object != XF_STATS_ROUTE)
-			continue;
-		out_row_begin(o);
-		out_str(o, "dev", w->cur.r[i].dev);
-		out_int(o, "ifindex", w->cur.r[i].ifindex);
-		out_unit(o, "forwarded_pps", rate(fwd / dt), OUT_COUNT);
-		out_unit(o, "passed_pps", rate(passed / dt), OUT_COUNT);
-		out_real(o, "passed_pct", fwd + passed ? 100.0 * passed / (fwd + passed) : 0, 1);
-		out_list_begin(o, "reasons");
-		for (k = i; k < j; k++) {
-			const struct xf_stats_rec *r = &w->cur.r[k], *p = xf_stats_find(&w->prev, r);
-			uint64_t dp = delta(r->packets, p ? p->packets : 0);
-
-			if (!r->pass || !dp)
-				continue;
-			out_row_begin(o);
-			out_str(o, "reason", r->key);
-			out_unit(o, "pps", rate(dp / dt), OUT_COUNT);
-			out_real(o, "pct", 100.0 * dp / (fwd + passed), 1);
-			out_row_end(o);
-		}
-		out_list_end(o);
-		out_row_end(o);
-	}
-	out_list_end(o);
-}
-
-/* -s: nanoseconds per run of each xfwd program over the interval. */
-static void watch_programs(struct stats_watch *w)
-{
-	struct xf_out *o = w->x->out;
-	int i, k;
-
-	out_list_begin(o, "programs");
-	for (i = 0; i < w->cur.n; i++) {
-		const struct xf_stats_rec *r = &w->cur.r[i];
-		struct stats_prog *sp = NULL;
-		uint64_t ns, cnt, dn, dc;
-		char name[32];
-
-		if (!r->prog_id)
-			continue;
-		for (k = 0; k < w->nprogs; k++)
-			if (w->progs[k].id == r->prog_id)
-				sp = &w->progs[k];
-		if (!sp && w->nprogs < STATS_MAX_PROGS) {
-			sp = &w->progs[w->nprogs++];
-			memset(sp, 0, sizeof(*sp));
-			sp->id = r->prog_id;
-		}
-		if (!sp || sp->seen)
-			continue;	/* one row per program per interval */
-		sp->seen = true;
-		if (xf_stats_prog_runtime(r->prog_id, &ns, &cnt, name, sizeof(name)))
-			continue;
-		dn = sp->primed ? delta(ns, sp->ns) : 0;	/* first: no interval */
-		dc = sp->primed ? delta(cnt, sp->cnt) : 0;
-		sp->ns = ns;
-		sp->cnt = cnt;
-		sp->primed = true;
-		out_row_begin(o);
-		out_int(o, "prog_id", r->prog_id);
-		out_str(o, "name", name);
-		out_str(o, "dev", r->dev);
-		out_str(o, "object", xf_stats_obj_name(r->object));
-		out_u64(o, "runs", dc);
-		out_real(o, "ns_per_packet", dc ? (double)dn / dc : 0, 1);
-		out_row_end(o);
-	}
-	out_list_end(o);
-	for (k = 0; k < w->nprogs; k++)
-		w->progs[k].seen = false;
-}
-
-/* Prime the programs' run-time counters without printing. */
-static void watch_programs_prime(struct stats_watch *w)
-{
-	int i;
-
-	for (i = 0; i < w->prev.n && w->nprogs < STATS_MAX_PROGS; i++) {
-		struct stats_prog *sp;
-		char name[32];
-		int k;
-
-		if (!w->prev.r[i].prog_id)
-			continue;
-		for (k = 0; k < w->nprogs && w->progs[k].id != w->prev.r[i].prog_id; k++)
-			;
-		if (k < w->nprogs)
-			continue;
-		sp = &w->progs[w->nprogs++];
-		memset(sp, 0, sizeof(*sp));
-		sp->id = w->prev.r[i].prog_id;
-		sp->primed = !xf_stats_prog_runtime(sp->id, &sp->ns, &sp->cnt, name,
-						     sizeof(name));
-	}
-}
-
-/* Sleep s seconds; false when a signal asked to stop. */
-static bool watch_sleep(double s)
-{
-	struct timespec ts = { .tv_sec = (time_t)s,
-			       .tv_nsec = (long)((s - (time_t)s) * 1e9) };
-
-	if (stats_stop)
-		return false;
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		if (stats_stop)
-			return false;
-	return !stats_stop;
-}
-
-static int watch_loop(struct stats_watch *w)
-{
-	double t0, t1;
-	uint32_t n;
-	int err;
-
-	err = xf_stats_collect(w->nl, &w->o.f, &w->prev);
-	if (err)
-		return err;
-	/* Once, before the first interval: not on every redraw. */
-	xf_route_nf_warn(w->nl);
-	if (w->runtime_fd >= 0)
-		watch_programs_prime(w);
-	t0 = stats_now();
-	for (n = 1; !w->o.count || n <= w->o.count; n++) {
-		if (!watch_sleep(w->o.interval))
-			break;
-		err = xf_stats_collect(w->nl, &w->o.f, &w->cur);
-		if (err)
-			return err;
-		t1 = stats_now();
-		out_redraw(w->x->out);
-		out_int(w->x->out, "interval", n);
-		out_real(w->x->out, "seconds", t1 - t0, 3);
-		watch_rates(w, t1 - t0);
-		watch_route(w, t1 - t0);
-		if (w->runtime_fd >= 0)
-			watch_programs(w);
-		out_flush(w->x->out);
-		xf_stats_free(&w->prev);
-		w->prev = w->cur;
-		memset(&w->cur, 0, sizeof(w->cur));
-		t0 = t1;
-	}
-	return 0;
-}
-
-static int stats_watch(struct xfwd *x, struct xf_args *a)
-{
-	struct sigaction sa = { .sa_handler = stats_on_signal }, old_int, old_term;
-	struct stats_watch *w;
-	int err;
-
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->x = x;
-	w->runtime_fd = -1;
-	err = stats_parse(a, &w->o, true);
-	if (err)
-		goto out;
-	w->nl = xfwd_nl(x);
-	if (!w->nl) {
-		err = -EIO;
-		goto out;
-	}
-	if (x->stats) {
-		w->runtime_fd = xf_stats_runtime_enable();
-		if (w->runtime_fd < 0) {
-			err = w->runtime_fd;
-			fprintf(stderr, "Error: cannot enable BPF run-time statistics: %s.\n",
-				strerror(-err));
-			goto out;
-		}
-	}
-	/* No SA_RESTART: the signal must cut the sleep short. */
-	sigemptyset(&sa.sa_mask);
-	stats_stop = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	err = watch_loop(w);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-out:
-	if (w->runtime_fd >= 0)
-		close(w->runtime_fd);
-	xf_stats_free(&w->prev);
-	xf_stats_free(&w->cur);
-	free(w);
-	return err;
 }
 
 static const struct cmd stats_cmds[] = {

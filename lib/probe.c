@@ -607,9 +607,44 @@ static const struct {
 	KEY(fib_lookup), KEY(fib_direct), KEY(fib_output), KEY(fib_skip_neigh),
 	KEY(fib_tbid), KEY(fib_src), KEY(fib_mark), KEY(redirect), KEY(redirect_map),
 	KEY(redirect_peer), KEY(redirect_neigh), KEY(clone_redirect), KEY(peer_egress),
-	KEY(xdp_flowtable),
+	KEY(xdp_flowtable), KEY(xdp_tracepoints),
 #undef KEY
 };
+
+/* The tracepoints a redirect or an XDP program that fails goes through. */
+static const char *const xdp_tps[] = { "xdp_redirect_err", "xdp_exception" };
+
+int xf_probe_xdp_tracepoints(struct xf_probe *p)
+{
+	/* r0 = 0; exit: the smallest program a tracepoint takes. */
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	size_t i;
+	int fd, lfd, err;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "xf_probe_tp", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), NULL);
+	if (fd < 0) {
+		err = fd;
+		probe_set(p, false, err, "tracing programs refused%s",
+			  err == -EPERM && !geteuid() ? " (kernel lockdown or an LSM)" : "");
+		return 0;
+	}
+	for (i = 0; i < sizeof(xdp_tps) / sizeof(xdp_tps[0]); i++) {
+		lfd = bpf_raw_tracepoint_open(xdp_tps[i], fd);
+		if (lfd < 0) {
+			probe_set(p, false, lfd, "cannot attach to xdp:%s", xdp_tps[i]);
+			close(fd);
+			return 0;
+		}
+		close(lfd);
+	}
+	close(fd);
+	probe_set(p, true, 0, "programs attach to xdp:xdp_redirect_err and xdp:xdp_exception");
+	return 0;
+}
 
 const struct xf_probe *xf_probe_kernel_at(const struct xf_kernel_features *kf, int i,
 					  const char **key)
@@ -644,6 +679,8 @@ int xf_probe_kernel(struct xf_kernel_features *kf, unsigned int what)
 		xf_probe_freplace(&kf->freplace);
 	if (what & XF_PROBE_FLOWTABLE)
 		xf_probe_flowtable(&kf->xdp_flowtable);
+	if (what & XF_PROBE_TRACING)
+		xf_probe_xdp_tracepoints(&kf->xdp_tracepoints);
 	return 0;
 }
 

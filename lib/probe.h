@@ -31,7 +31,8 @@ enum {
 	XF_PROBE_ATTACH = 1 << 4,	/* xdp_link, tcx, cls_bpf, netkit */
 	XF_PROBE_FREPLACE = 1 << 5,	/* freplace */
 	XF_PROBE_FLOWTABLE = 1 << 6,	/* xdp_flowtable */
-	XF_PROBE_ALL = (1 << 7) - 1,
+	XF_PROBE_TRACING = 1 << 7,	/* xdp_tracepoints */
+	XF_PROBE_ALL = (1 << 8) - 1,
 };
 
 struct xf_kernel_features {
@@ -55,6 +56,8 @@ struct xf_kernel_features {
 	struct xf_probe clone_redirect;	/* bpf_clone_redirect() from tc */
 	struct xf_probe peer_egress;	/* bpf_redirect_peer(.., BPF_F_EGRESS) */
 	struct xf_probe xdp_flowtable;	/* bpf_xdp_flow_lookup() (6.9, nf_flow_table) */
+	struct xf_probe xdp_tracepoints; /* tracing programs on xdp:xdp_redirect_err
+					  * and xdp:xdp_exception */
 };
 
 /* Run the probes in what (XF_PROBE_*); the others read "not probed". A
@@ -74,6 +77,10 @@ int xf_probe_helpers(struct xf_kernel_features *kf);
 int xf_probe_fib_flags(struct xf_kernel_features *kf);
 int xf_probe_peer_egress(struct xf_probe *p);
 int xf_probe_freplace(struct xf_probe *p);
+/* A raw tracepoint program loads and attaches to xdp:xdp_redirect_err and
+ * xdp:xdp_exception (and is gone again). A "no" says which step the
+ * kernel refused. */
+int xf_probe_xdp_tracepoints(struct xf_probe *p);
 /* route's lookup flowtable: its program (route_flow.bpf.c) loads, which
  * needs the kfunc bpf_xdp_flow_lookup() of nf_flow_table (Linux 6.9). A
  * "no" says what is missing: the kernel has no NF_FLOW_TABLE, the module

@@ -53,13 +53,15 @@ populate() {
 }
 
 # JSON of show or stats on stdin without the counters that the hosts' own
-# IPv6 chatter (MLD, router solicitations) moves at any time.
+# IPv6 chatter (MLD, router solicitations) moves at any time (of stats'
+# devices, only which they are).
 steady() {
 	jq -c 'walk(if type == "object" then del(.packets, .bytes, .passed,
 		.passed_bytes, .pass_reasons, .aborted, .drop, .pass, .tx, .redirect,
 		.other) else . end) |
 		if .counters then .counters |= map(select(.object != "route" or
-			.key == "forwarded")) else . end'
+			.key == "forwarded")) else . end |
+		if .devices then .devices |= map({dev, ifindex, driver}) else . end'
 }
 
 # What xfwd and the kernel say is there, for before/after comparisons.

@@ -124,6 +124,56 @@ views_agree() {
 	jq -e '[.counters[].object] | unique == ["redirect"]' <<<"$output"
 }
 
+# dv DEV KEY: a device counter of "stats show -j" (empty when not listed).
+dv() {
+	xr -j stats | jq -er --arg d "$1" --arg k "$2" '.devices[] | select(.dev == $d) | .[$k]'
+}
+
+@test "devices: a redirect into a veth whose peer cannot take XDP frames shows its drops" {
+	local matched arrived
+	if kernel_lacks xdp_features; then
+		skip "no xdp_features: the kernel does not say which device takes XDP frames"
+	fi
+	warm_up
+	# GRO on h2's end while the rule is added, off after: veth2 then
+	# cannot take the frames the rule redirects into it.
+	in_h2 ethtool -K veth0 gro on >/dev/null
+	run -0 xr redirect add dev veth1 match "$XF_H2_IP4/32" to veth2 hook xdp
+	tc_count "$XF_NS_H2" veth0 ingress
+	run ping4 10 "$XF_H2_IP4" -q
+	wait_until 3 test "$(count "$MAP")" -ge 10
+	in_h2 ethtool -K veth0 gro off >/dev/null
+	run ping4 10 "$XF_H2_IP4" -q
+	matched=$(rule veth1 "$XF_H2_IP4/32" packets)
+	arrived=$(count "$MAP")
+	assert_equal "$matched" 20
+	assert_equal "$arrived" 10
+	# Dropped on veth1's receive queue, where the redirect failed: as many
+	# as the rule matched and h2 never got.
+	assert_equal "$(dv veth1 rx_queue_drops)" $((matched - arrived))
+	assert_equal "$(dv veth1 rx_dropped)" $((matched - arrived))
+	# veth2 sent the ones that arrived.
+	assert_equal "$(dv veth2 xdp_xmit)" "$arrived"
+	assert_equal "$(dv veth1 driver)" veth
+	# The same in the table.
+	run -0 xr stats show
+	assert_output --regexp $'devices:\n +DEV +DRIVER +COUNTER +VALUE'
+	assert_output --regexp ' rx_queue_drops +10'$'\n'
+	# A redirect target is a device in use: listed with its counters.
+	run -0 xr -j stats show dev veth1
+	jq -e '[.devices[].dev] == ["veth1", "veth2"]' <<<"$output"
+	# A device whose driver has no XDP counters (a bridge): the link
+	# statistics only.
+	ip -n "$XF_NS_R1" link add rdbr0 type bridge
+	ip -n "$XF_NS_R1" link set rdbr0 up
+	run -0 xr redirect add dev veth2 to rdbr0
+	run -0 xr -j stats show dev veth2
+	jq -e '.devices[] | select(.dev == "rdbr0") | .driver == "bridge" and
+		(keys - ["dev", "ifindex", "driver"] | sort) == (["rx_packets", "rx_bytes",
+		"rx_errors", "rx_dropped", "tx_packets", "tx_bytes", "tx_errors",
+		"tx_dropped"] | sort)' <<<"$output"
+}
+
 @test "-s: the per-CPU values add up to the totals" {
 	traffic
 	run -0 xr -j -s stats
@@ -131,8 +181,22 @@ views_agree() {
 		(.percpu | length) > 0 and
 		([.percpu[].packets] | add) == .packets and
 		([.percpu[].bytes] | add) == .bytes] | all and length > 0' <<<"$output"
+	# Tables: the counters' table whole, the per-CPU values in a block
+	# after it, whose packets add up to the counter's.
 	run -0 xr -s stats
-	assert_output --partial "cpu"
+	assert_line --index 0 "counters:"
+	refute_output --partial "percpu:"
+	run -0 awk '
+		/^[a-z-]+:$/ { block = $1; next }
+		block == "counters:" && !/^  DEV/ && NF < 4 { bad = 1 }
+		block == "per-cpu:" && $1 == "veth1" { dev = $1; key = $4 }
+		block == "per-cpu:" && !/^  DEV/ && NF == 3 && dev == "veth1" && key == "forwarded" { sum += $2 }
+		block == "per-cpu:" && !/^  DEV/ && NF == 7 && key == "forwarded" && dev == "veth1" { sum += $6 }
+		block == "per-cpu:" && $1 ~ /^veth/ && $1 != "veth1" { dev = $1 }
+		END { if (bad) print "broken"; else print sum }' <<<"$output"
+	assert_output 20
+	run -0 xr -s stats
+	assert_output --regexp $'\nper-cpu:\n +DEV +OBJECT +ITEM +KEY +CPU +PACKETS +BYTES\n'
 }
 
 @test "watch -j count 2: two JSON lines with rates, then exit 0" {
@@ -197,6 +261,119 @@ views_agree() {
 		wait "$pid" || rc=$?
 		assert_equal "$sig $rc" "$sig 0"
 	done
+}
+
+# screen SIZE FRAMES SIGNAL [--resize RxC | --then SHELL] -- ARGS...: "xfwd -n r1 ARGS" on a
+# pseudo-terminal of SIZE (ROWSxCOLS), stopped with SIGNAL after FRAMES
+# frames; test/fixtures/ptyscreen.py replays what it wrote on a model of
+# the terminal, into $output as JSON.
+screen() {
+	local opts=("$1" "$2" "stats watch: interval" "$3" "$(vm_slow 20)")
+	shift 3
+	[[ $1 != --resize && $1 != --then ]] || { opts+=("$1" "$2"); shift 2; }
+	shift	# --
+	run -0 --separate-stderr "$XF_TOP/test/fixtures/ptyscreen.py" "${opts[@]}" \
+		-- xfwd -n "$XF_NS_R1" "$@" || { echo "$stderr" >&3; return 1; }
+}
+
+# The body of the screen: the rows between the header and the tail, as
+# their PPS in numbers (1.2K -> 1200), in the order shown.
+SCREEN_PPS='[.screen | (index(.[] | select(test("^ +PPS "))) // -1) as $h |
+	.[$h + 1:][] | select(test("^(\\.\\.\\. |passed since|drops since|$)") | not) |
+	split(" ") | map(select(. != "")) | .[0] |
+	capture("^(?<n>[0-9.]+)(?<u>[KMGTPE]?)$") |
+	(.n | tonumber) * ({"": 1, K: 1e3, M: 1e6, G: 1e9}[.u] // 1e12)]'
+
+@test "watch on a terminal: a screen sorted by rate, fitted to it, restored on SIGINT and SIGTERM" {
+	traffic
+	# Three rates: h2's echo requests (~45/s) through veth1 and their
+	# replies through veth2, r1's own address (~18/s) passed to the kernel.
+	in_h1 ping -c 400 -i 0.02 -W 1 -q "$XF_H2_IP4" >/dev/null &
+	BG_PIDS+=($!)
+	in_h1 ping -c 150 -i 0.05 -W 1 -q "$XF_R1_IP4A" >/dev/null &
+	BG_PIDS+=($!)
+	wait_until 5 ctr_ge veth1 not_forwarded 3
+	screen 12x60 3 INT -- stats watch interval 0.5
+	jq -r '.screen[] | "# " + .' <<<"$output" >&3
+	jq -e '.rc == 0 and .frames >= 3 and .restored and (.scrolled | not) and
+		(.wrapped | not) and .unknown == [] and (.screen | length) == 12 and
+		([.screen[] | length <= 60] | all)' <<<"$output"
+	jq -e '.screen[0] | startswith("xfwd stats watch: interval ")' <<<"$output"
+	jq -e '.screen[1] | test("^ +PPS +BPS +DEV +OBJECT +ITEM +KEY$")' <<<"$output"
+	# Every row that moved, highest rate first; the forwarded pings among
+	# them, and the pass reason since the start below.
+	jq -e "$SCREEN_PPS"' | length >= 4 and . == (sort | reverse) and .[0] > 20' <<<"$output"
+	jq -e '[.screen[] | select(test("^ +[0-9]+ +[0-9.]+[KMG]?bit +veth1 +route +xdp +forwarded$"))] | length == 1' \
+		<<<"$output"
+	jq -e '[.screen[] | select(startswith("passed since start:  not_forwarded "))] | length == 1' \
+		<<<"$output"
+	jq -e '[.screen[] | select(startswith("drops since start:"))] | length == 1' <<<"$output"
+	# Smaller after a resize (SIGWINCH): still fitted, the rows that do not
+	# fit counted; SIGTERM restores the terminal too.
+	screen 12x60 2 TERM --resize 8x40 -- stats watch interval 0.5
+	jq -r '.screen[] | "# " + .' <<<"$output" >&3
+	jq -e '.rc == 0 and .restored and (.scrolled | not) and (.wrapped | not) and
+		.rows == 8 and ([.screen[] | length <= 40] | all) and
+		([.screen[] | select(test("^\\.\\.\\. [0-9]+ more$"))] | length == 1)' <<<"$output"
+	jq -e "$SCREEN_PPS"' | length >= 2 and . == (sort | reverse)' <<<"$output"
+	# -s: the programs' cost on a line of its own.
+	screen 14x100 2 INT -- -s stats watch interval 0.3
+	jq -e '[.screen[] | select(test("^ns per packet:  veth1 [a-z]+ xf_[a-z_]+ [0-9]+  "))] |
+		length == 1' <<<"$output"
+	# -j on a terminal: JSON Lines as ever, no screen.
+	screen 12x60 2 INT -- -j stats watch interval 0.3
+	jq -e '.rc == 0 and (.alt_seen | not)' <<<"$output"
+}
+
+@test "watch on a terminal: a failed redirect's drops and the kernel's xdp_redirect_err since the start" {
+	if kernel_lacks xdp_features; then
+		skip "no xdp_features: the kernel does not say which device takes XDP frames"
+	fi
+	warm_up
+	in_h2 ethtool -K veth0 gro on >/dev/null
+	run -0 xr redirect add dev veth1 match "$XF_H2_IP4/32" to veth2 hook xdp
+	in_h2 ethtool -K veth0 gro off >/dev/null
+	# 10 echo requests after the screen's first interval, all of them
+	# lost where veth1 redirects them.
+	screen 14x100 1 INT --then "ip netns exec $XF_NS_H1 ping -c 10 -i 0.05 -W 1 -q $XF_H2_IP4" \
+		-- stats watch interval 0.5
+	jq -r '.screen[] | "# " + .' <<<"$output" >&3
+	assert_equal "$(rule veth1 "$XF_H2_IP4/32" packets)" 10
+	jq -e '[.screen[] | select(startswith("drops since start:  veth1 rx_dropped 10  veth1 rx_queue_drops 10"))] |
+		length == 1' <<<"$output"
+	if kernel_lacks xdp_tracepoints; then
+		jq -e '[.screen[] | select(startswith("xdp errors: not counted: "))] | length == 1' <<<"$output"
+	else
+		jq -e '[.screen[] | select(test("^xdp errors since start:  veth1 redirect_err E[A-Z]+ 10$"))] |
+			length == 1' <<<"$output"
+	fi
+}
+
+@test "watch on a terminal where tracing programs are refused (no CAP_BPF): one line says why, the rest goes on" {
+	traffic
+	run -0 --separate-stderr "$XF_TOP/test/fixtures/ptyscreen.py" 14x100 2 "stats watch: interval" \
+		INT "$(vm_slow 20)" -- nsenter --net="/run/netns/$XF_NS_R1" setpriv --inh-caps=-all \
+		--ambient-caps=-all --bounding-set=-bpf,-net_admin,-sys_admin "$(command -v xfwd)" \
+		stats watch interval 0.3
+	jq -r '.screen[] | "# " + .' <<<"$output" >&3
+	jq -e '.rc == 0 and .restored' <<<"$output"
+	jq -e '[.screen[] | select(startswith("xdp errors: not counted: ") and endswith(": EPERM"))] |
+		length == 1' <<<"$output"
+	jq -e '[.screen[] | select(test("^ +[0-9]+ +[0-9.]+[KMG]?bit +veth1 +route +xdp +forwarded$"))] |
+		length == 1' <<<"$output"
+}
+
+@test "watch on a terminal: what goes to stderr while the screen is up is printed once it is gone" {
+	local n
+	run -0 xr route attach dev veth1 dev veth2 hook tc
+	# The kernel calls of the screen's start and first interval; the
+	# next one, in the second interval, fails (XFWD_FAULT, xfwd(8)).
+	XFWD_FAULT=count screen 14x100 9 INT -- stats watch interval 0.2 count 1
+	n=$(jq -r '.main[]' <<<"$output" | sed -n 's/^xfwd: fault: \([0-9]*\) kernel calls$/\1/p')
+	((n > 0))
+	XFWD_FAULT=fail:$((n + 1)) screen 14x100 9 INT -- stats watch interval 0.2 count 2
+	jq -e --arg n $((n + 1)) '.restored and (.main | map(select(. != "")) |
+		.[0] | startswith("xfwd: fault: failing kernel call " + $n + " "))' <<<"$output"
 }
 
 @test "-s watch: run-time statistics on while it runs, off after it exits" {

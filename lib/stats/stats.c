@@ -134,6 +134,7 @@ static int redirect_cb(const struct xf_redirect_info *ri, void *arg)
 	r->packets = ri->packets;
 	r->bytes = ri->bytes;
 	r->prog_id = ri->prog_id;
+	r->target_ifindex = ri->target_ifindex;
 	return 0;
 }
 
@@ -178,6 +179,33 @@ int xf_stats_collect(struct xf_nl *nl, const struct xf_stats_filter *f, struct x
 	if (s->n)
 		qsort(s->r, s->n, sizeof(*s->r), rec_cmp);
 	return 0;
+}
+
+static int devices_add(int *ifindex, int n, int max, int i)
+{
+	int k, j;
+
+	if (i <= 0)
+		return n;
+	for (k = 0; k < n && ifindex[k] < i; k++)
+		;
+	if ((k < n && ifindex[k] == i) || n == max)
+		return n;
+	for (j = n; j > k; j--)
+		ifindex[j] = ifindex[j - 1];
+	ifindex[k] = i;
+	return n + 1;
+}
+
+int xf_stats_devices(const struct xf_stats *s, int *ifindex, int max)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->n; i++) {
+		n = devices_add(ifindex, n, max, s->r[i].ifindex);
+		n = devices_add(ifindex, n, max, s->r[i].target_ifindex);
+	}
+	return n;
 }
 
 void xf_stats_free(struct xf_stats *s)

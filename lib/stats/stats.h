@@ -30,6 +30,7 @@ struct xf_stats_rec {
 	uint64_t packets, bytes;	/* bytes 0 where not counted */
 	bool has_bytes;
 	uint32_t prog_id;		/* the program that counts it */
+	int target_ifindex;		/* redirect: the device it sends to */
 	uint64_t *percpu;		/* [cpu * 2 + {0 packets, 1 bytes}], or NULL */
 	unsigned int seq;		/* insertion order, for a stable sort */
 };
@@ -54,6 +55,9 @@ void xf_stats_free(struct xf_stats *s);
 /* The record of s matching r's interface, object, item and key, or NULL. */
 const struct xf_stats_rec *xf_stats_find(const struct xf_stats *s,
 					 const struct xf_stats_rec *r);
+/* The devices s involves (where its counters count, and redirect
+ * targets), each once, ascending, into ifindex (at most max). The count. */
+int xf_stats_devices(const struct xf_stats *s, int *ifindex, int max);
 /* Zero the counters the filter names, and nothing else. 0/-errno. */
 int xf_stats_reset(struct xf_nl *nl, const struct xf_stats_filter *f);
 
