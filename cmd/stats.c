@@ -23,17 +23,8 @@ int stats_parse(struct xf_args *a, struct stats_opts *o, bool watch)
 		if (arg_kw(a, "dev")) {
 			err = arg_once(a, KW_DEV, "dev") ?: arg_ifname(a, "IFNAME", &o->f.dev);
 		} else if (watch && arg_kw(a, "interval")) {
-			const char *v;
-			char *end;
-
-			err = arg_once(a, KW_INTERVAL, "interval") ?: arg_str(a, "SECONDS", &v);
-			if (err)
-				return err;
-			errno = 0;
-			o->interval = strtod(v, &end);
-			if (errno || end == v || *end || !(o->interval >= 0.001) ||
-			    o->interval > 86400)
-				return arg_invalid(a, "SECONDS", v);
+			err = arg_once(a, KW_INTERVAL, "interval") ?:
+			      arg_seconds(a, "SECONDS", 0.001, 86400, &o->interval);
 		} else if (watch && arg_kw(a, "count")) {
 			err = arg_once(a, KW_COUNT, "count") ?:
 			      arg_u32_range(a, "N", 1, UINT32_MAX, &o->count);
