@@ -106,7 +106,7 @@ struct xf_rt_md {
 	__u32 rp_oif;
 	__u32 ocfl;			/* tc: egress XF_RTIF_* flags */
 	__u32 l3len;			/* IP length from the header */
-	__u8 vlan;			/* tc: skb has an offloaded tag */
+	__u8 vlan;			/* tc: XF_RT_VLAN_* (route_vlan.h) */
 	__u8 gso_segcheck;		/* tc: GSO seglen not derived, check */
 	__u8 v4;			/* the packet is IPv4 */
 	__u8 trace;			/* route get's run: not counted */
@@ -120,11 +120,14 @@ struct xf_rt_md {
 	__u16 peer_mac[3];		/* tc: egress peer's address */
 	__u8 pkt_type;			/* tc: skb->pkt_type */
 	__u8 tos;			/* IPv4 TOS, for skb->priority */
+	__u32 vprio;			/* tc, vlan: skb->priority for IPv6 */
 };
 
 #define XF_RT_MD_ZERO offsetof(struct xf_rt_md, iif)
 
 #define XF_PKT_BY_MAC 0xff		/* XDP: compare with the ifcfg MAC */
+
+#include "route_vlan.h"
 
 /* The one's complement sum of the 20-byte header, taken in 32-bit words
  * (the grouping does not change a one's complement sum) and folded to 16
@@ -470,9 +473,10 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	if ((void *)(eth + 1) > data_end)
 		return XF_RR_BAD_LEN;
 	proto = xf_eth_proto(eth);
-	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD) ||
-	    md->vlan)
-		return XF_RR_VLAN;
+	/* tc takes the outer tag off before the program (route_vlan.h):
+	 * one in the frame then is a second. */
+	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD))
+		return md->vlan ? XF_RR_VLAN_QINQ : XF_RR_VLAN;
 	if (proto == bpf_htons(ETH_P_IP)) {
 		if (!(md->cfl & XF_RTIF_INET))
 			return XF_RR_FAMILY;
@@ -776,6 +780,14 @@ int xf_route_tc(struct __sk_buff *skb)
 		cookie = skb->cb[2];
 	}
 
+	if (md.vlan) {
+		reason = xf_rt_vlan_in(&md, skb->vlan_proto, skb->vlan_tci);
+		if (reason != XF_RR_FORWARDED) {
+			/* Counted on the parent when it is a member. */
+			xf_rt_ingress(&md, &slot);
+			goto out;
+		}
+	}
 	if (!xf_rt_ingress(&md, &slot)) {
 		reason = XF_RR_NOT_IN_SET;
 		goto out;
@@ -811,6 +823,14 @@ int xf_route_tc(struct __sk_buff *skb)
 			reason = XF_RR_MTU;
 			goto out;
 		}
+	}
+	if (md.vlan) {
+		/* What vlan_do_receive() does before ip_rcv(). */
+		if (bpf_skb_vlan_pop(skb)) {
+			reason = XF_RR_BAD_LEN;
+			goto out;
+		}
+		skb->priority = md.vprio;
 	}
 	if (!XF_PROF_ON(XF_PROF_WRITE))
 		goto peer;

@@ -174,6 +174,30 @@ static void route_show_nf(struct xf_out *o, const struct xf_route_iface *ri)
 	out_obj_end(o);
 }
 
+/* A VLAN member's parent and tag: "vlan": {...} or null; a line in the
+ * table. */
+static void route_show_vlan(struct xf_out *o, const struct xf_route_iface *ri)
+{
+	const char *parent = ri->vlan.parent_name[0] ? ri->vlan.parent_name : "?";
+
+	if (!ri->vlan.parent) {
+		if (out_is_json(o))
+			out_str(o, "vlan", NULL);
+		return;
+	}
+	if (!out_is_json(o)) {
+		out_strf(o, "vlan", "id %u on %s%s", ri->vlan.id, parent,
+			 ri->vlan.ad ? " (802.1ad)" : "");
+		return;
+	}
+	out_obj_begin(o, "vlan");
+	out_str(o, "parent", parent);
+	out_int(o, "parent_ifindex", ri->vlan.parent);
+	out_int(o, "id", ri->vlan.id);
+	out_str(o, "protocol", ri->vlan.ad ? "802.1ad" : "802.1Q");
+	out_obj_end(o);
+}
+
 static int route_show_one(const struct xf_route_iface *ri, void *arg)
 {
 	struct xfwd *x = arg;
@@ -200,6 +224,7 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 	out_unit(o, "passed_bytes", passed_bytes, OUT_BYTES);
 	out_str(o, "why", ri->why);
 	out_str(o, "warning", ri->warning[0] ? ri->warning : NULL);
+	route_show_vlan(o, ri);
 	route_show_nf(o, ri);
 	out_list_begin(o, "pass_reasons");
 	for (r = 1; r < XF_RR_MAX; r++) {

@@ -67,6 +67,13 @@ struct xf_route_iface {
 	uint32_t flags;		/* XF_RTIF_* */
 	uint32_t prog_id;
 	uint32_t link_id;
+	/* A VLAN device: its parent (which runs the program) and its tag. */
+	struct {
+		int parent;		/* 0: not a VLAN device */
+		char parent_name[IF_NAMESIZE];	/* "" when it cannot be read */
+		uint16_t id;
+		bool ad;		/* 802.1ad, else 802.1Q */
+	} vlan;
 	struct xf_route_stat stat[XF_RR_MAX];
 	/* The same per CPU: packets and bytes of reason r on cpu c at
 	 * percpu[(r * ncpu + c) * 2 + {0,1}]; NULL when not read. Valid
