@@ -536,6 +536,12 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		if (r != XF_RR_FORWARDED)
 			return r;
 	}
+	/* Tagged (tc): the VLAN device is still up (route_vlan.h). */
+	if (md->vlan) {
+		r = xf_rt_vlan_back(ctx, data, data_end, md, flags);
+		if (r != XF_RR_FORWARDED)
+			return r;
+	}
 	if (ttl <= 1)
 		return XF_RR_TTL;
 	if (md->fib_rc == BPF_FIB_LKUP_RET_FRAG_NEEDED)

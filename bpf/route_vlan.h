@@ -16,6 +16,17 @@
  * egress-qos-map's priority bits and sends on the parent, as the kernel's
  * neighbour output does.
  *
+ * The map is as exact as the last xfwd command left it; the device may
+ * have gone down since, and vlan_do_receive() drops what reaches a VLAN
+ * device that is down. Nothing the program can read says so but the FIB:
+ * every route through a device goes when it goes down (IPv4
+ * fib_sync_down_dev(), IPv6 rt6_sync_down_dev()). So a tagged packet is
+ * forwarded only while its source routes back through the VLAN device
+ * (xf_rt_vlan_back()); otherwise it goes to the kernel (vlan_source),
+ * which drops it when the device is down and forwards it otherwise. A
+ * device deleted or moved away has no ifindex here any more: the lookup
+ * fails (fib_error). A rename changes nothing the kernel forwards by.
+ *
  * What is passed, counted: VLAN id 0 (the kernel routes a priority-tagged
  * frame as the parent's, when no device has id 0: vlan_prio0), a tag no
  * device of the set has (vlan_unknown; the kernel drops it as
@@ -61,6 +72,42 @@ static __always_inline __u32 xf_rt_vlan_in(struct xf_rt_md *md, __u32 proto, __u
 	if (md->pkt_type == PACKET_OTHERHOST)
 		md->pkt_type = XF_PKT_BY_MAC;
 	return XF_RR_FORWARDED;
+}
+
+/* The source of a tagged packet routes back through its VLAN device
+ * md->iif, so the device is up (see above): XF_RR_FORWARDED, else
+ * XF_RR_VLAN_SOURCE. An input lookup from md->iif, as the reverse path
+ * filter's; for IPv6 the addresses come from the packet (the FIB wrote
+ * the next hop over md->fib's). */
+static __always_inline __u32 xf_rt_vlan_back(void *ctx, void *data, void *data_end,
+					     struct xf_rt_md *md, __u32 flags)
+{
+	struct bpf_fib_lookup rp;
+	int rc;
+
+	__builtin_memset(&rp, 0, sizeof(rp));
+	rp.l4_protocol = md->fib.l4_protocol;
+	rp.tot_len = 1;		/* no MTU check */
+	rp.ifindex = md->iif;
+	if (md->v4) {
+		rp.family = XF_AF_INET;
+		rp.tos = md->tos;
+		rp.ipv4_src = md->daddr4;
+		rp.ipv4_dst = md->saddr4;
+	} else {
+		struct ipv6hdr *ip6h = data + ETH_HLEN;
+
+		if ((void *)(ip6h + 1) > data_end)
+			return XF_RR_BAD_LEN;
+		rp.family = XF_AF_INET6;
+		__builtin_memcpy(rp.ipv6_src, &ip6h->daddr, 16);
+		__builtin_memcpy(rp.ipv6_dst, &ip6h->saddr, 16);
+	}
+	rc = bpf_fib_lookup(ctx, &rp, sizeof(rp), flags & BPF_FIB_LOOKUP_DIRECT);
+	if ((rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH) &&
+	    rp.ifindex == md->iif)
+		return XF_RR_FORWARDED;
+	return XF_RR_VLAN_SOURCE;
 }
 
 #endif

@@ -63,7 +63,8 @@
 	/* tagged frames (route_vlan.h) */					\
 	X(VLAN_UNKNOWN, "vlan_unknown")	/* no VLAN device of the set has it */	\
 	X(VLAN_QINQ, "vlan_qinq")	/* a second tag inside the first */	\
-	X(VLAN_PRIO0, "vlan_prio0")	/* VLAN id 0: priority tag only */
+	X(VLAN_PRIO0, "vlan_prio0")	/* VLAN id 0: priority tag only */	\
+	X(VLAN_SOURCE, "vlan_source")	/* no route back via the VLAN device */
 
 #define XF_RR_ENUM_(id, name) XF_RR_##id,
 enum xf_route_reason {

@@ -60,7 +60,7 @@ kernel_lacks() {
 		# is known to run XDP natively or to take XDP frames.
 		6.1.*) lacks="tcx netkit fib_mark peer_egress xdp_features xdp_flowtable" ;;
 		7.2.*) lacks="peer_egress" ;;
-		6.18.*) lacks="netkit freplace peer_egress xdp_flowtable" ;;
+		6.18.*) lacks="netkit vlan freplace peer_egress xdp_flowtable" ;;
 		*)
 			[[ $("$BATS_TEST_DIRNAME/../build/xfwd" -j feature |
 				jq -r ".kernel.$1.supported") == false ]]
