@@ -632,6 +632,7 @@ static __always_inline void xf_rt_done(const struct xf_rt_md *md, __u32 slot,
 		__builtin_memset(t->dmac, 0, sizeof(t->dmac));
 		t->rp_rc = md->rp_rc;
 		t->rp_oif = md->rp_oif;
+		t->vlan_iif = md->vlan == XF_RT_VLAN_POP ? md->iif : 0;
 		if (!(md->tflags & XF_RTT_FIB))
 			return;
 		if (md->fib_rc == BPF_FIB_LKUP_RET_SUCCESS ||
@@ -784,10 +785,18 @@ int xf_route_tc(struct __sk_buff *skb)
 		trace = 1;
 		md.trace = 1;
 		cookie = skb->cb[2];
+		if (skb->cb[3] & XF_RT_TRACE_VLAN)
+			md.vlan = XF_RT_VLAN_TAG;
 	}
 
 	if (md.vlan) {
-		reason = xf_rt_vlan_in(&md, skb->vlan_proto, skb->vlan_tci);
+		__u32 vproto = skb->vlan_proto, vtci = skb->vlan_tci;
+
+		if (trace && (skb->cb[3] & XF_RT_TRACE_VLAN)) {
+			vtci = skb->cb[3] & 0xffff;
+			vproto = skb->cb[4];
+		}
+		reason = xf_rt_vlan_in(&md, vproto, vtci);
 		if (reason != XF_RR_FORWARDED) {
 			/* Counted on the parent when it is a member. */
 			xf_rt_ingress(&md, &slot);

@@ -201,6 +201,11 @@ struct xf_route_trace_in {
 	__u32 pad;
 };
 
+/* tc: a run may carry a VLAN tag too, as test runs cannot set the skb's:
+ * cb[3] = XF_RT_TRACE_VLAN | TCI, cb[4] = the tag's protocol (network
+ * order), read where a received skb's vlan_tci and vlan_proto are. */
+#define XF_RT_TRACE_VLAN 0x10000U
+
 /* xf_route_trace.flags */
 #define XF_RTT_FIB (1U << 0)	/* bpf_fib_lookup ran: fib_rc valid */
 #define XF_RTT_RP (1U << 1)	/* reverse path lookup ran: rp_* valid */
@@ -230,6 +235,7 @@ struct xf_route_trace {
 	__s32 rp_rc;		/* reverse lookup return value */
 	__u32 rp_oif;		/* reverse lookup egress ifindex */
 	__u32 ft_dir;		/* XF_RTT_FLOW_HIT: 0 original, 1 reply */
+	__u32 vlan_iif;		/* tagged: the VLAN device the tag mapped to */
 };
 
 /* gen (bench/xfgen): bytes of each frame rewritten from the template on

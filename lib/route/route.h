@@ -118,6 +118,8 @@ struct xf_route_get_req {
 	uint32_t len;		/* IP total length; 0: the smallest */
 	uint8_t proto;		/* IPPROTO_UDP, _TCP, _ICMP (_ICMPV6) */
 	uint16_t sport, dport;	/* UDP/TCP ports; 0: 40000, and 53 or 80 */
+	bool has_vlan;		/* "vlan N": tagged N on iif (the parent) */
+	uint16_t vlan;
 };
 
 struct xf_route_get_res {
@@ -131,6 +133,12 @@ struct xf_route_get_res {
 	struct xf_route_trace trace;
 	char oif_name[IF_NAMESIZE];
 	uint32_t ttl_out;	/* TTL/hop limit of the packet after the run */
+	/* Tagged runs: the tag, the parent it arrived on and the VLAN device
+	 * of the set it mapped to ("" when none). */
+	bool tagged;
+	uint16_t vlan;
+	char vlan_parent[IF_NAMESIZE];
+	char vlan_dev[IF_NAMESIZE];
 };
 
 /* Run the request through the program attached on its iif. 0/-errno. */
