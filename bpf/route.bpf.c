@@ -790,11 +790,16 @@ int xf_route_tc(struct __sk_buff *skb)
 	}
 
 	if (md.vlan) {
-		__u32 vproto = skb->vlan_proto, vtci = skb->vlan_tci;
+		__u32 vproto = skb->vlan_proto, vtci = skb->vlan_tci, c3;
 
-		if (trace && (skb->cb[3] & XF_RT_TRACE_VLAN)) {
-			vtci = skb->cb[3] & 0xffff;
-			vproto = skb->cb[4];
+		/* volatile: clang would otherwise load from a ctx pointer
+		 * chosen between two fields, which the verifier refuses. */
+		if (trace) {
+			c3 = *(volatile __u32 *)&skb->cb[3];
+			if (c3 & XF_RT_TRACE_VLAN) {
+				vtci = c3 & 0xffff;
+				vproto = *(volatile __u32 *)&skb->cb[4];
+			}
 		}
 		reason = xf_rt_vlan_in(&md, vproto, vtci);
 		if (reason != XF_RR_FORWARDED) {

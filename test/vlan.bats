@@ -128,7 +128,7 @@ tagged_ping() {
 	ip -n "$XF_NS_H1" neigh add 198.18.5.254 lladdr "$(mac "$XF_NS_R1" veth1)" dev veth0.200
 	wait_until 5 vlan_ready
 	warm_up
-	run -0 xr route attach dev veth1 dev veth1.100 dev veth2 hook tc
+	run -0 --separate-stderr xr route attach dev veth1 dev veth1.100 dev veth2 hook tc
 	# h1 tags 200, which r1 has no device for: the kernel drops them.
 	run -1 in_h1 ping -c 3 -i 0.05 -W 1 -q 198.18.5.254
 	assert_equal "$(ctr veth1 vlan_unknown)" 3
@@ -137,7 +137,7 @@ tagged_ping() {
 	ip -n "$XF_NS_H1" addr flush dev veth0 scope global
 	vlan_dev "$XF_NS_H1" veth0 0
 	vlan_addrs "$XF_NS_H1" veth0.0 "$XF_H1_IP4" "$XF_H1_IP6"
-	ip -n "$XF_NS_H1" route add default via "$XF_R1_IP4A"
+	ip -n "$XF_NS_H1" route replace default via "$XF_R1_IP4A"
 	# Answers come back untagged to veth0: neighbours fixed both ways.
 	ip -n "$XF_NS_H1" neigh replace "$XF_R1_IP4A" lladdr "$(mac "$XF_NS_R1" veth1)" dev veth0.0
 	ip -n "$XF_NS_R1" neigh replace "$XF_H1_IP4" lladdr "$(mac "$XF_NS_H1" veth0)" dev veth1

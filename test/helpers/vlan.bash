@@ -33,8 +33,8 @@ vlan_h1() {
 	vlan_dev "$XF_NS_R1" veth1 "$1"
 	vlan_addrs "$XF_NS_H1" "veth0.$1" "$XF_H1_IP4" "$XF_H1_IP6"
 	vlan_addrs "$XF_NS_R1" "veth1.$1" "$XF_R1_IP4A" "$XF_R1_IP6A"
-	ip -n "$XF_NS_H1" route add default via "$XF_R1_IP4A"
-	ip -n "$XF_NS_H1" -6 route add default via "$XF_R1_IP6A"
+	ip -n "$XF_NS_H1" route replace default via "$XF_R1_IP4A"
+	ip -n "$XF_NS_H1" -6 route replace default via "$XF_R1_IP6A"
 }
 
 # vlan_h2 ID: the same between r1 veth2.ID and h2 veth0.ID.
@@ -45,8 +45,8 @@ vlan_h2() {
 	vlan_dev "$XF_NS_R1" veth2 "$1"
 	vlan_addrs "$XF_NS_H2" "veth0.$1" "$XF_H2_IP4" "$XF_H2_IP6"
 	vlan_addrs "$XF_NS_R1" "veth2.$1" "$XF_R1_IP4B" "$XF_R1_IP6B"
-	ip -n "$XF_NS_H2" route add default via "$XF_R1_IP4B"
-	ip -n "$XF_NS_H2" -6 route add default via "$XF_R1_IP6B"
+	ip -n "$XF_NS_H2" route replace default via "$XF_R1_IP4B"
+	ip -n "$XF_NS_H2" -6 route replace default via "$XF_R1_IP6B"
 }
 
 # vlan_stick ID: router on a stick. h2 moves onto h1's trunk: h1's
@@ -61,8 +61,8 @@ vlan_stick() {
 	vlan_dev "$XF_NS_R1" veth1 "$1"
 	vlan_addrs "$XF_NS_H2" "h2.$1" "$XF_H2_IP4" "$XF_H2_IP6"
 	vlan_addrs "$XF_NS_R1" "veth1.$1" "$XF_R1_IP4B" "$XF_R1_IP6B"
-	ip -n "$XF_NS_H2" route add default via "$XF_R1_IP4B"
-	ip -n "$XF_NS_H2" -6 route add default via "$XF_R1_IP6B"
+	ip -n "$XF_NS_H2" route replace default via "$XF_R1_IP4B"
+	ip -n "$XF_NS_H2" -6 route replace default via "$XF_R1_IP6B"
 }
 
 # vlan_ready: no IPv6 address of the three namespaces is tentative.
