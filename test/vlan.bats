@@ -144,7 +144,8 @@ tagged_ping() {
 	wait_until 5 vlan_ready
 	run -0 ping4 4 "$XF_H2_IP4" -q
 	assert_output --partial "4 packets transmitted, 4 received"
-	assert_equal "$(ctr veth1 vlan_prio0)" 4
+	# The echo requests, and h1's IPv6 chatter on veth0.0 (MLD, RS).
+	(($(ctr veth1 vlan_prio0) >= 4))
 	assert_equal "$(ctr veth1 forwarded)" 0
 }
 
@@ -171,6 +172,7 @@ stale() {
 	down)
 		ip -n "$XF_NS_R1" link set veth1.100 down
 		run -1 ping4 3 "$XF_H2_IP4" -q
+		echo "# down: $(xr -j route show dev veth1.100 | jq -c '.interfaces[0].pass_reasons')" >&3
 		assert_equal "$(kstat "$XF_NS_H2" IcmpInEchos)" "$before"
 		assert_equal "$(ctr veth1.100 vlan_source)" 3
 		assert_equal "$(ctr veth1.100 forwarded)" 4
