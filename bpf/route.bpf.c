@@ -632,7 +632,6 @@ static __always_inline void xf_rt_done(const struct xf_rt_md *md, __u32 slot,
 		__builtin_memset(t->dmac, 0, sizeof(t->dmac));
 		t->rp_rc = md->rp_rc;
 		t->rp_oif = md->rp_oif;
-		t->vlan_iif = md->vlan == XF_RT_VLAN_POP ? md->iif : 0;
 		if (!(md->tflags & XF_RTT_FIB))
 			return;
 		if (md->fib_rc == BPF_FIB_LKUP_RET_SUCCESS ||

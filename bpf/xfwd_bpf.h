@@ -235,7 +235,6 @@ struct xf_route_trace {
 	__s32 rp_rc;		/* reverse lookup return value */
 	__u32 rp_oif;		/* reverse lookup egress ifindex */
 	__u32 ft_dir;		/* XF_RTT_FLOW_HIT: 0 original, 1 reply */
-	__u32 vlan_iif;		/* tagged: the VLAN device the tag mapped to */
 };
 
 /* gen (bench/xfgen): bytes of each frame rewritten from the template on

@@ -351,8 +351,9 @@ int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 		err = -EIO;
 		goto out;
 	}
-	if (res->tagged && res->trace.vlan_iif)
-		if_indextoname(res->trace.vlan_iif, res->vlan_dev);
+	/* A tag that mapped to a VLAN device made it the trace's iif. */
+	if (res->tagged && res->trace.iif && res->trace.iif != (uint32_t)res->iif)
+		if_indextoname(res->trace.iif, res->vlan_dev);
 	if (res->trace.oif && !if_indextoname(res->trace.oif, res->oif_name))
 		snprintf(res->oif_name, sizeof(res->oif_name), "%u", res->trace.oif);
 out:
