@@ -131,7 +131,9 @@ tagged_ping() {
 	run -0 --separate-stderr xr route attach dev veth1 dev veth1.100 dev veth2 hook tc
 	# h1 tags 200, which r1 has no device for: the kernel drops them.
 	run -1 in_h1 ping -c 3 -i 0.05 -W 1 -q 198.18.5.254
-	assert_equal "$(ctr veth1 vlan_unknown)" 3
+	# The echo requests, and h1's IPv6 chatter on veth0.200.
+	(($(ctr veth1 vlan_unknown) >= 3))
+	assert_equal "$(ctr veth1 forwarded)" 0
 	# VLAN 0 (priority tag): the kernel routes it as veth1's own.
 	ip -n "$XF_NS_H1" link del veth0.200
 	ip -n "$XF_NS_H1" addr flush dev veth0 scope global
@@ -254,8 +256,9 @@ stale() {
 		'[200,null,"vlan_unknown","TC_ACT_UNSPEC"]'
 	run -0 xr -j route get "$XF_H2_IP4" iif veth1 vlan 0 from "$XF_H1_IP4"
 	assert_equal "$(jq -r .reason <<<"$output")" vlan_prio0
-	# A source that does not route back through veth1.100.
-	run -0 xr -j route get "$XF_H2_IP4" iif veth1.100 from 198.18.9.1
+	# A source that does not route back through veth1.100 (IPv4's own
+	# check already passes a source with no route: martian).
+	run -0 xr -j route get "$XF_H2_IP6" iif veth1.100 from 2001:2:0:9::1
 	assert_equal "$(jq -r .reason <<<"$output")" vlan_source
 	run -0 xr -j route get "$XF_H2_IP4" iif veth1.100 ttl 1
 	assert_equal "$(jq -r .reason <<<"$output")" ttl
