@@ -427,6 +427,9 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 	 * reached through them. */
 	rc = bpf_fib_lookup(ctx, &rp, sizeof(rp),
 			    rpf ? flags & BPF_FIB_LOOKUP_DIRECT : 0);
+	/* Tagged: this lookup is also route_vlan.h's check. */
+	if (md->vlan && !rpf && rc != BPF_FIB_LKUP_RET_NOT_FWDED)
+		return xf_rt_vlan_back_rc(rc, rp.ifindex, md);
 	if (!rpf)
 		return rc == BPF_FIB_LKUP_RET_NOT_FWDED ? XF_RR_MARTIAN :
 							  XF_RR_FORWARDED;
@@ -437,6 +440,8 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 		md->rp_oif = rp.ifindex;
 	if (!ok || ((md->cfl & XF_RTIF_RP_STRICT) && rp.ifindex != md->iif))
 		return XF_RR_RP_FILTER;
+	if (md->vlan)
+		return xf_rt_vlan_back_rc(rc, rp.ifindex, md);
 	return XF_RR_FORWARDED;
 }
 
@@ -536,8 +541,10 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		if (r != XF_RR_FORWARDED)
 			return r;
 	}
-	/* Tagged (tc): the VLAN device is still up (route_vlan.h). */
-	if (md->vlan) {
+	/* Tagged (tc): the VLAN device is still up (route_vlan.h); IPv4's
+	 * source check looked already, unless skipped. */
+	if (md->vlan && (!md->v4 || (md->cfl & XF_RTIF_SRC_ANY) ||
+			 !XF_PROF_ON(XF_PROF_SOURCE4))) {
 		r = xf_rt_vlan_back(ctx, data, data_end, md, flags);
 		if (r != XF_RR_FORWARDED)
 			return r;

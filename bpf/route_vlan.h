@@ -74,6 +74,15 @@ static __always_inline __u32 xf_rt_vlan_in(struct xf_rt_md *md, __u32 proto, __u
 	return XF_RR_FORWARDED;
 }
 
+/* A reverse lookup's answer (rc, its egress oif): through md->iif. */
+static __always_inline __u32 xf_rt_vlan_back_rc(int rc, __u32 oif, const struct xf_rt_md *md)
+{
+	if ((rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH) &&
+	    oif == md->iif)
+		return XF_RR_FORWARDED;
+	return XF_RR_VLAN_SOURCE;
+}
+
 /* The source of a tagged packet routes back through its VLAN device
  * md->iif, so the device is up (see above): XF_RR_FORWARDED, else
  * XF_RR_VLAN_SOURCE. An input lookup from md->iif, as the reverse path
@@ -104,10 +113,7 @@ static __always_inline __u32 xf_rt_vlan_back(void *ctx, void *data, void *data_e
 		__builtin_memcpy(rp.ipv6_dst, &ip6h->saddr, 16);
 	}
 	rc = bpf_fib_lookup(ctx, &rp, sizeof(rp), flags & BPF_FIB_LOOKUP_DIRECT);
-	if ((rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH) &&
-	    rp.ifindex == md->iif)
-		return XF_RR_FORWARDED;
-	return XF_RR_VLAN_SOURCE;
+	return xf_rt_vlan_back_rc(rc, rp.ifindex, md);
 }
 
 #endif
