@@ -122,7 +122,7 @@ struct xf_rt_md {
 	__u32 rp_oif;
 	__u32 ocfl;			/* tc: egress XF_RTIF_* flags */
 	__u32 l3len;			/* IP length from the header */
-	__u8 vlan;			/* tc: skb has an offloaded tag */
+	__u8 vlan;			/* tc: XF_RT_VLAN_* (route_vlan.h) */
 	__u8 gso_segcheck;		/* tc: GSO seglen not derived, check */
 	__u8 v4;			/* the packet is IPv4 */
 	__u8 trace;			/* route get's run: not counted */
@@ -136,11 +136,14 @@ struct xf_rt_md {
 	__u16 peer_mac[3];		/* tc: egress peer's address */
 	__u8 pkt_type;			/* tc: skb->pkt_type */
 	__u8 tos;			/* IPv4 TOS, for skb->priority */
+	__u32 vprio;			/* tc, vlan: skb->priority for IPv6 */
 };
 
 #define XF_RT_MD_ZERO offsetof(struct xf_rt_md, iif)
 
 #define XF_PKT_BY_MAC 0xff		/* XDP: compare with the ifcfg MAC */
+
+#include "route_vlan.h"
 
 /* The one's complement sum of the 20-byte header, taken in 32-bit words
  * (the grouping does not change a one's complement sum) and folded to 16
@@ -452,7 +455,9 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 	int ok, rc, rpf = md->cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
 
 #if XF_KCTX
-	if (!rpf) {
+	/* Not for a tagged packet: its reverse lookup below is also
+	 * route_vlan.h's check that the VLAN device is still up. */
+	if (!rpf && !md->vlan) {
 		__u32 r = xf_rt_src4_table(ctx, md->saddr4, hook);
 
 		if (r != XF_RR_MAX) {
@@ -477,6 +482,11 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 	 * reached through them. */
 	rc = bpf_fib_lookup(ctx, &rp, sizeof(rp),
 			    rpf ? flags & BPF_FIB_LOOKUP_DIRECT : 0);
+	/* Tagged: this lookup is also route_vlan.h's check. */
+	if (md->vlan && !rpf && rc != BPF_FIB_LKUP_RET_NOT_FWDED) {
+		md->tflags |= XF_RTT_SRC_LOOKUP;
+		return xf_rt_vlan_back_rc(rc, rp.ifindex, md);
+	}
 	if (!rpf) {
 		md->tflags |= XF_RTT_SRC_LOOKUP;
 		return rc == BPF_FIB_LKUP_RET_NOT_FWDED ? XF_RR_MARTIAN :
@@ -489,6 +499,8 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 		md->rp_oif = rp.ifindex;
 	if (!ok || ((md->cfl & XF_RTIF_RP_STRICT) && rp.ifindex != md->iif))
 		return XF_RR_RP_FILTER;
+	if (md->vlan)
+		return xf_rt_vlan_back_rc(rc, rp.ifindex, md);
 	return XF_RR_FORWARDED;
 }
 
@@ -525,9 +537,10 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	if ((void *)(eth + 1) > data_end)
 		return XF_RR_BAD_LEN;
 	proto = xf_eth_proto(eth);
-	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD) ||
-	    md->vlan)
-		return XF_RR_VLAN;
+	/* tc takes the outer tag off before the program (route_vlan.h):
+	 * one in the frame then is a second. */
+	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD))
+		return md->vlan ? XF_RR_VLAN_QINQ : XF_RR_VLAN;
 	if (proto == bpf_htons(ETH_P_IP)) {
 		if (!(md->cfl & XF_RTIF_INET))
 			return XF_RR_FAMILY;
@@ -584,6 +597,14 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
 	if (XF_PROF_ON(XF_PROF_SOURCE4) && md->v4 && !(md->cfl & XF_RTIF_SRC_ANY)) {
 		r = xf_rt_source4(ctx, md, flags, hook);
+		if (r != XF_RR_FORWARDED)
+			return r;
+	}
+	/* Tagged (tc): the VLAN device is still up (route_vlan.h); IPv4's
+	 * source check looked already, unless skipped. */
+	if (md->vlan && (!md->v4 || (md->cfl & XF_RTIF_SRC_ANY) ||
+			 !XF_PROF_ON(XF_PROF_SOURCE4))) {
+		r = xf_rt_vlan_back(ctx, data, data_end, md, flags);
 		if (r != XF_RR_FORWARDED)
 			return r;
 	}
@@ -829,8 +850,29 @@ int xf_route_tc(struct __sk_buff *skb)
 		trace = 1;
 		md.trace = 1;
 		cookie = skb->cb[2];
+		if (skb->cb[3] & XF_RT_TRACE_VLAN)
+			md.vlan = XF_RT_VLAN_TAG;
 	}
 
+	if (md.vlan) {
+		__u32 vproto = skb->vlan_proto, vtci = skb->vlan_tci, c3;
+
+		/* volatile: clang would otherwise load from a ctx pointer
+		 * chosen between two fields, which the verifier refuses. */
+		if (trace) {
+			c3 = *(volatile __u32 *)&skb->cb[3];
+			if (c3 & XF_RT_TRACE_VLAN) {
+				vtci = c3 & 0xffff;
+				vproto = *(volatile __u32 *)&skb->cb[4];
+			}
+		}
+		reason = xf_rt_vlan_in(&md, vproto, vtci);
+		if (reason != XF_RR_FORWARDED) {
+			/* Counted on the parent when it is a member. */
+			xf_rt_ingress(&md, &slot);
+			goto out;
+		}
+	}
 	if (!xf_rt_ingress(&md, &slot)) {
 		reason = XF_RR_NOT_IN_SET;
 		goto out;
@@ -866,6 +908,14 @@ int xf_route_tc(struct __sk_buff *skb)
 			reason = XF_RR_MTU;
 			goto out;
 		}
+	}
+	if (md.vlan) {
+		/* What vlan_do_receive() does before ip_rcv(). */
+		if (bpf_skb_vlan_pop(skb)) {
+			reason = XF_RR_BAD_LEN;
+			goto out;
+		}
+		skb->priority = md.vprio;
 	}
 	if (!XF_PROF_ON(XF_PROF_WRITE))
 		goto peer;

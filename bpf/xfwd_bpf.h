@@ -59,7 +59,12 @@
 	X(FLOW_PROTO, "flow_proto")	/* not TCP/UDP, or a fragment */	\
 	X(FLOW_MISS, "flow_miss")	/* flow not in a flowtable */		\
 	X(FLOW_FIN_RST, "flow_fin_rst")	/* TCP FIN/RST: the kernel tears down */ \
-	X(FLOW_XMIT, "flow_xmit")	/* vlan/tunnel/xfrm, or route moved */
+	X(FLOW_XMIT, "flow_xmit")	/* vlan/tunnel/xfrm, or route moved */ \
+	/* tagged frames (route_vlan.h) */					\
+	X(VLAN_UNKNOWN, "vlan_unknown")	/* no VLAN device of the set has it */	\
+	X(VLAN_QINQ, "vlan_qinq")	/* a second tag inside the first */	\
+	X(VLAN_PRIO0, "vlan_prio0")	/* VLAN id 0: priority tag only */	\
+	X(VLAN_SOURCE, "vlan_source")	/* no route back via the VLAN device */
 
 #define XF_RR_ENUM_(id, name) XF_RR_##id,
 enum xf_route_reason {
@@ -110,6 +115,27 @@ struct xf_route_stat {
  * interface), rp_filter off, and no route in the namespace with a realm.
  * See rt_fast_source() in lib/route/fast.c. */
 #define XF_RTIF_SRC_ANY (1U << 9)
+
+/*
+ * xf_rt_vlan: HASH, written by userspace at attach and on every refresh
+ * from the kernel's VLAN devices of the set (lib/route/vlan.c):
+ *   XF_RT_VLAN_IN(parent, 802.1ad, vid) -> the VLAN device's ifindex, for
+ *   every VLAN device of the set that is up, in this namespace, on a
+ *   parent that carries the program.
+ * The VLAN device is a member of the set with its own xf_rt_ifcfg entry:
+ * lookups, rp_filter and counters use it as the ingress. A tag that maps
+ * to nothing goes to the kernel (vlan_unknown), which drops it too.
+ * prio[] is the device's ingress-qos-map, the skb->priority that
+ * vlan_do_receive() gives each PCP value (all 0 without a map).
+ */
+#define XF_RT_VLAN_MAX XF_RT_MAX_IF
+#define XF_RT_VLAN_IN(parent, ad, vid) \
+	(((__u64)(parent) << 32) | ((__u64)!!(ad) << 16) | ((vid) & 0xfff))
+
+struct xf_route_vlan {
+	__u32 ifindex;		/* the VLAN device */
+	__u32 prio[8];		/* skb->priority by PCP (ingress-qos-map) */
+};
 
 /* xf_rt_ifcfg: HASH, key = ifindex (__u32). Written before the program is
  * attached to the interface, deleted after it is detached. */
@@ -205,6 +231,11 @@ struct xf_route_trace_in {
 	__u32 cookie;
 	__u32 pad;
 };
+
+/* tc: a run may carry a VLAN tag too, as test runs cannot set the skb's:
+ * cb[3] = XF_RT_TRACE_VLAN | TCI, cb[4] = the tag's protocol (network
+ * order), read where a received skb's vlan_tci and vlan_proto are. */
+#define XF_RT_TRACE_VLAN 0x10000U
 
 /* xf_route_trace.flags */
 #define XF_RTT_FIB (1U << 0)	/* bpf_fib_lookup ran: fib_rc valid */

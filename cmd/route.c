@@ -26,7 +26,7 @@ static const char *const netfilter_words[] = { "check", "bypass", NULL };
 static const char *const proto_words[] = { "udp", "tcp", "icmp", NULL };
 
 enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_NETFILTER, KW_FROM, KW_IIF, KW_TTL, KW_LEN,
-       KW_PROTO, KW_SPORT, KW_DPORT };
+       KW_PROTO, KW_SPORT, KW_DPORT, KW_VLAN };
 
 static int route_dev_arg(struct xf_args *a, const char **devs, int *n)
 {
@@ -174,6 +174,30 @@ static void route_show_nf(struct xf_out *o, const struct xf_route_iface *ri)
 	out_obj_end(o);
 }
 
+/* A VLAN member's parent and tag: "vlan": {...} or null; a line in the
+ * table. */
+static void route_show_vlan(struct xf_out *o, const struct xf_route_iface *ri)
+{
+	const char *parent = ri->vlan.parent_name[0] ? ri->vlan.parent_name : "?";
+
+	if (!ri->vlan.parent) {
+		if (out_is_json(o))
+			out_str(o, "vlan", NULL);
+		return;
+	}
+	if (!out_is_json(o)) {
+		out_strf(o, "vlan", "id %u on %s%s", ri->vlan.id, parent,
+			 ri->vlan.ad ? " (802.1ad)" : "");
+		return;
+	}
+	out_obj_begin(o, "vlan");
+	out_str(o, "parent", parent);
+	out_int(o, "parent_ifindex", ri->vlan.parent);
+	out_int(o, "id", ri->vlan.id);
+	out_str(o, "protocol", ri->vlan.ad ? "802.1ad" : "802.1Q");
+	out_obj_end(o);
+}
+
 static int route_show_one(const struct xf_route_iface *ri, void *arg)
 {
 	struct xfwd *x = arg;
@@ -200,6 +224,7 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 	out_unit(o, "passed_bytes", passed_bytes, OUT_BYTES);
 	out_str(o, "why", ri->why);
 	out_str(o, "warning", ri->warning[0] ? ri->warning : NULL);
+	route_show_vlan(o, ri);
 	route_show_nf(o, ri);
 	out_list_begin(o, "pass_reasons");
 	for (r = 1; r < XF_RR_MAX; r++) {
@@ -263,6 +288,11 @@ static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_ge
 			err = arg_once(a, KW_DPORT, "dport") ?:
 			      arg_u32_range(a, "PORT", 1, 65535, &port);
 			r->dport = port;
+		} else if (arg_kw(a, "vlan")) {
+			err = arg_once(a, KW_VLAN, "vlan") ?:
+			      arg_u32_range(a, "VLANID", 0, 4094, &port);
+			r->has_vlan = true;
+			r->vlan = port;
 		} else if (!has_dst) {
 			err = arg_addr(a, "ADDRESS", &r->dst);
 			has_dst = true;
@@ -333,6 +363,10 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 	out_str(o, "dst", xf_addr_str(&req.dst, false, buf, sizeof(buf)));
 	out_str(o, "from", xf_addr_str(&res.src, false, buf, sizeof(buf)));
 	out_str(o, "iif", res.iif_name);
+	if (res.tagged) {
+		out_int(o, "vlan", res.vlan);
+		out_str(o, "vlan_dev", res.vlan_dev[0] ? res.vlan_dev : NULL);
+	}
 	out_str(o, "hook", xf_hook_name(res.hook));
 	out_int(o, "prog_id", res.prog_id);
 	out_str(o, "verdict", res.verdict_name);
@@ -371,7 +405,7 @@ static const struct cmd route_cmds[] = {
 	{ "detach", route_detach, "{ dev IFNAME ... | all }", XF_CMD_CHANGES },
 	{ "show", route_show, "[ dev IFNAME ]", XF_CMD_READS },
 	{ "get", route_get, "ADDRESS [ from ADDRESS ] [ iif IFNAME ] [ ttl N ] [ len N ] "
-		"[ proto { udp | tcp | icmp } ] [ sport PORT ] [ dport PORT ]", XF_CMD_READS },
+		"[ proto { udp | tcp | icmp } ] [ sport PORT ] [ dport PORT ] [ vlan VLANID ]", XF_CMD_READS },
 	{ }
 };
 

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <arpa/inet.h>
 #include <libmnl/libmnl.h>
+#include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
@@ -50,9 +52,44 @@ static void link_parse_xdp(const struct nlattr *nest, struct xf_link *l)
 	}
 }
 
+/* IFLA_VLAN_*: the id, the protocol and the QoS maps of a VLAN device. */
+static void link_parse_vlan(const struct nlattr *nest, struct xf_link *l)
+{
+	const struct ifla_vlan_qos_mapping *m;
+	const struct nlattr *a, *q;
+
+	l->vlan.is = true;
+	mnl_attr_for_each_nested(a, nest) {
+		switch (mnl_attr_get_type(a)) {
+		case IFLA_VLAN_ID:
+			if (mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+				l->vlan.id = mnl_attr_get_u16(a);
+			break;
+		case IFLA_VLAN_PROTOCOL:
+			if (mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+				l->vlan.ad = mnl_attr_get_u16(a) == htons(ETH_P_8021AD);
+			break;
+		case IFLA_VLAN_INGRESS_QOS:
+		case IFLA_VLAN_EGRESS_QOS:
+			/* The kernel lists the non-zero entries only. */
+			mnl_attr_for_each_nested(q, a) {
+				if (mnl_attr_get_type(q) != IFLA_VLAN_QOS_MAPPING ||
+				    mnl_attr_get_payload_len(q) < sizeof(*m))
+					continue;
+				m = mnl_attr_get_payload(q);
+				if (mnl_attr_get_type(a) == IFLA_VLAN_EGRESS_QOS)
+					l->vlan.egress_qos = true;
+				else if (m->from < 8)
+					l->vlan.ingress_prio[m->from] = m->to;
+			}
+			break;
+		}
+	}
+}
+
 static void link_parse_info(const struct nlattr *nest, struct xf_link *l)
 {
-	const struct nlattr *a;
+	const struct nlattr *a, *data = NULL;
 
 	mnl_attr_for_each_nested(a, nest) {
 		if (mnl_attr_get_type(a) == IFLA_INFO_KIND &&
@@ -63,8 +100,12 @@ static void link_parse_info(const struct nlattr *nest, struct xf_link *l)
 				n = sizeof(l->kind) - 1;
 			memcpy(l->kind, mnl_attr_get_str(a), n);
 			l->kind[n] = '\0';
+		} else if (mnl_attr_get_type(a) == IFLA_INFO_DATA) {
+			data = a;
 		}
 	}
+	if (data && !strcmp(l->kind, "vlan"))
+		link_parse_vlan(data, l);
 }
 
 static int link_parse(const struct nlmsghdr *nlh, struct xf_link *l)
@@ -248,6 +289,24 @@ int xf_link_add_netkit(struct xf_nl *nl, const char *name)
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "netkit");
+	mnl_attr_nest_end(nlh, info);
+	return xf_nl_request(nl, nlh);
+}
+
+int xf_link_add_vlan(struct xf_nl *nl, const char *name, int parent, uint16_t id)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	struct nlattr *info, *data;
+
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	mnl_attr_put_u32(nlh, IFLA_LINK, (uint32_t)parent);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "vlan");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	mnl_attr_put_u16(nlh, IFLA_VLAN_ID, id);
+	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 	return xf_nl_request(nl, nlh);
 }

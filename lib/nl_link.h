@@ -33,6 +33,14 @@ struct xf_link {
 	uint32_t gro_max_size;
 	char qdisc[16];		/* IFLA_QDISC: the root qdisc's kind */
 	struct {
+		bool is;		/* kind "vlan": the rest is valid */
+		bool ad;		/* protocol 802.1ad, else 802.1Q */
+		bool egress_qos;	/* an egress-qos-map entry is set */
+		uint16_t id;
+		uint32_t ingress_prio[8];	/* ingress-qos-map by PCP */
+	} vlan;			/* the parent is link, in this namespace
+				 * when link_netnsid is -1 */
+	struct {
 		enum xf_xdp_mode mode;
 		uint32_t prog_id;	/* the single program, or 0 */
 		uint32_t drv_id, skb_id, hw_id;
@@ -60,6 +68,9 @@ int xf_link_add_veth(struct xf_nl *nl, const char *name, const char *peer);
 /* Create a netkit pair with the kernel's defaults. 0/-errno (-EOPNOTSUPP
  * where the kernel has no netkit). */
 int xf_link_add_netkit(struct xf_nl *nl, const char *name);
+/* Create the 802.1Q device name with VLAN id on parent. 0/-errno
+ * (-EOPNOTSUPP where the kernel has no 802.1Q). */
+int xf_link_add_vlan(struct xf_nl *nl, const char *name, int parent, uint16_t id);
 /* Create a netkit pair name <-> peer in mode l2 or l3 (the mode bookworm's
  * ip cannot set). 0/-errno. */
 int xf_link_add_netkit_pair(struct xf_nl *nl, const char *name, const char *peer, bool l2);

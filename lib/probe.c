@@ -498,13 +498,13 @@ int xf_probe_netns_run(int (*fn)(void *arg, void *res, size_t len), void *arg,
 }
 
 struct attach_res {
-	struct xf_probe xdp_link, tcx, cls_bpf, netkit;
+	struct xf_probe xdp_link, tcx, cls_bpf, netkit, vlan;
 };
 
 static void attach_all_no(struct attach_res *r, int err, const char *what)
 {
 	probe_set(&r->xdp_link, false, err, "%s", what);
-	r->tcx = r->cls_bpf = r->netkit = r->xdp_link;
+	r->tcx = r->cls_bpf = r->netkit = r->vlan = r->xdp_link;
 }
 
 /* The answer of an attach that returned fd (or -1 and errno). */
@@ -576,6 +576,15 @@ static int attach_child(void *arg __attribute__((unused)), void *res,
 		probe_set(&r->netkit, false, err, "no netkit device type in this kernel");
 	else
 		probe_set(&r->netkit, false, err, "cannot create a netkit pair");
+	/* The kernel loads 8021q for the link type if it can. */
+	err = if0 ? xf_link_add_vlan(nl, "xf0.7", if0, 7) : -ENODEV;
+	if (!err)
+		probe_set(&r->vlan, true, 0, "an 802.1Q device can be created on a veth");
+	else if (err == -EOPNOTSUPP)
+		probe_set(&r->vlan, false, err, "no vlan device type in this kernel "
+			  "(802.1Q: CONFIG_VLAN_8021Q, module 8021q)");
+	else
+		probe_set(&r->vlan, false, err, "cannot create an 802.1Q device");
 	xf_nl_close(nl);
 	return 0;
 }
@@ -593,6 +602,7 @@ int xf_probe_attach(struct xf_kernel_features *kf)
 	kf->tcx = r.tcx;
 	kf->cls_bpf = r.cls_bpf;
 	kf->netkit = r.netkit;
+	kf->vlan = r.vlan;
 	return err;
 }
 
@@ -603,7 +613,7 @@ static const struct {
 	size_t off;
 } kernel_keys[] = {
 #define KEY(m) { #m, offsetof(struct xf_kernel_features, m) }
-	KEY(jit), KEY(xdp_link), KEY(tcx), KEY(cls_bpf), KEY(netkit), KEY(freplace),
+	KEY(jit), KEY(xdp_link), KEY(tcx), KEY(cls_bpf), KEY(netkit), KEY(vlan), KEY(freplace),
 	KEY(fib_lookup), KEY(fib_direct), KEY(fib_output), KEY(fib_skip_neigh),
 	KEY(fib_tbid), KEY(fib_src), KEY(fib_mark), KEY(redirect), KEY(redirect_map),
 	KEY(redirect_peer), KEY(redirect_neigh), KEY(clone_redirect), KEY(peer_egress),

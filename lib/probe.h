@@ -28,7 +28,7 @@ enum {
 	XF_PROBE_HELPERS = 1 << 1,	/* fib_lookup, redirect* , clone_redirect */
 	XF_PROBE_FIB_FLAGS = 1 << 2,	/* fib_* */
 	XF_PROBE_PEER_EGRESS = 1 << 3,	/* peer_egress */
-	XF_PROBE_ATTACH = 1 << 4,	/* xdp_link, tcx, cls_bpf, netkit */
+	XF_PROBE_ATTACH = 1 << 4,	/* xdp_link, tcx, cls_bpf, netkit, vlan */
 	XF_PROBE_FREPLACE = 1 << 5,	/* freplace */
 	XF_PROBE_FLOWTABLE = 1 << 6,	/* xdp_flowtable */
 	XF_PROBE_TRACING = 1 << 7,	/* xdp_tracepoints */
@@ -41,6 +41,7 @@ struct xf_kernel_features {
 	struct xf_probe tcx;		/* tcx links (6.6+) */
 	struct xf_probe cls_bpf;	/* clsact qdisc + cls_bpf direct-action */
 	struct xf_probe netkit;		/* netkit devices can be created */
+	struct xf_probe vlan;		/* 802.1Q devices can be created */
 	struct xf_probe freplace;	/* BPF_PROG_TYPE_EXT loads and attaches */
 	struct xf_probe fib_lookup;	/* bpf_fib_lookup() from XDP and tc */
 	struct xf_probe fib_direct;	/* BPF_FIB_LOOKUP_* flags it accepts */
@@ -86,7 +87,7 @@ int xf_probe_xdp_tracepoints(struct xf_probe *p);
  * "no" says what is missing: the kernel has no NF_FLOW_TABLE, the module
  * is not loaded, or it has no such kfunc. */
 int xf_probe_flowtable(struct xf_probe *p);
-/* xdp_link, tcx, cls_bpf and netkit, tried on scratch devices in a child
+/* xdp_link, tcx, cls_bpf, netkit and vlan, tried on scratch devices in a child
  * process inside a new network namespace. */
 int xf_probe_attach(struct xf_kernel_features *kf);
 

@@ -112,7 +112,7 @@ comp() {
 	comp "xfwd feature show "
 	assert_equal "$REPLY" "dev"
 	comp "xfwd route get 198.18.0.1 "
-	assert_equal "$REPLY" "dport from iif len proto sport ttl"
+	assert_equal "$REPLY" "dport from iif len proto sport ttl vlan"
 	comp "xfwd ro att dev veth1 "
 	assert_equal "$REPLY" "dev family hook lookup mode netfilter"
 	comp "xfwd stats show "

@@ -10,7 +10,7 @@ load helpers/common
 
 KERNEL_KEYS="clone_redirect cls_bpf fib_direct fib_lookup fib_mark fib_output \
 fib_skip_neigh fib_src fib_tbid freplace jit netkit peer_egress redirect \
-redirect_map redirect_neigh redirect_peer tcx xdp_flowtable xdp_link \
+redirect_map redirect_neigh redirect_peer tcx vlan xdp_flowtable xdp_link \
 xdp_tracepoints"
 
 setup_file() {

@@ -21,6 +21,7 @@ bats_require_minimum_version 1.8.2
 load helpers/common
 load helpers/route
 load helpers/hostile
+load helpers/vlan
 
 setup_file() {
 	_need_root
@@ -43,6 +44,7 @@ setup() {
 teardown() {
 	[[ -z ${CAP_PID:-} ]] || kill "$CAP_PID" 2>/dev/null || true
 	xr route detach all >/dev/null 2>&1 || true
+	ip -n "$XF_NS_R1" link del veth1.100 2>/dev/null || true
 }
 
 # send_corpus NAME: the corpus from h1 with whatever r1 runs now; h2's
@@ -91,10 +93,15 @@ kernel_reference() {
 
 # same_as_kernel NAME: NAME's frames at h2 are the kernel's, byte for byte.
 same_as_kernel() {
+	same_as_kernel_as kernel "$1"
+}
+
+# same_as_kernel_as REF NAME: the same against the kernel's run REF.
+same_as_kernel_as() {
 	local d=$BATS_FILE_TMPDIR
-	run diff "$d/kernel.fwd" "$d/$1.fwd"
+	run diff "$d/$1.fwd" "$d/$2.fwd"
 	assert_success
-	run diff "$d/kernel.own" "$d/$1.own"
+	run diff "$d/$1.own" "$d/$2.own"
 	assert_success
 }
 
@@ -153,4 +160,31 @@ same_as_kernel() {
 	# The early frames never reach tc: the kernel drops them before.
 	(($(count kernel) <= PASSED)) || fail "passed $PASSED < $(count kernel)"
 	assert_equal "$L2" "$(corpus reasons "$CORPUS" $R1A_MAC tc)"
+}
+
+# With a VLAN device for id 100 on r1's veth1 (in the guests: this machine
+# has no 802.1Q), the corpus's frames tagged 100 are r1's to forward: the
+# kernel forwards them, and so does the fast path with veth1.100 in the set;
+# every other tag (none, QinQ, VLAN 0, 4095, truncated after the tag) still
+# goes to the kernel. h1's addresses route back through veth1.100, as the
+# fast path asks of a tagged source.
+@test "hook tc, a VLAN device in the set: the tagged frames too, byte for byte" {
+	need_vlan
+	if kernel_lacks tcx; then skip "VLAN devices need hook tc, which needs tcx"; fi
+	local n l2
+	vlan_dev "$XF_NS_R1" veth1 100
+	ip -n "$XF_NS_R1" route add "$XF_H1_IP4/32" dev veth1.100
+	ip -n "$XF_NS_R1" -6 route add "$XF_H1_IP6/128" dev veth1.100
+	send_corpus kernel_vlan
+	assert_equal "$FWD $PASSED" "0 0"
+	run -0 xr route attach dev veth1 dev veth1.100 dev veth2 hook tc
+	send_corpus tc_vlan
+	same_as_kernel_as kernel_vlan tc_vlan
+	n=$(grep -c '^kernel vlan-100-' "$CORPUS")
+	assert_equal "$n" 2
+	assert_equal "$(($(ctr veth1.100 forwarded)))" "$n"
+	assert_equal "$FWD" $(($(count fast) + 1))
+	l2=$(corpus reasons "$CORPUS" $R1A_MAC tc)
+	read -ra l2 <<<"$l2"
+	assert_equal "$L2" "vlan $((l2[1] - n)) not_ip ${l2[3]} other_host ${l2[5]}"
 }

@@ -81,9 +81,9 @@ moves() {
 	moves tc not_ip "$XF_H2_FAR4" "$XF_H2_FAR6" notip
 }
 
-@test "vlan: 802.1Q and QinQ frames, on xdp and tc (there the kernel took the outer tag off)" {
+@test "vlan: 802.1Q and QinQ frames, on xdp (vlan) and tc (vlan_unknown: no VLAN device of the set has the outer tag)" {
 	moves xdp vlan 198.18.3.1 2001:2:0:3::1 vlan4 vlan6 qinq4
-	moves tc vlan 198.18.3.1 2001:2:0:3::1 vlan4 vlan6 qinq4
+	moves tc vlan_unknown 198.18.3.1 2001:2:0:3::1 vlan4 vlan6 qinq4
 }
 
 @test "other_host: frames for another MAC, on xdp (by MAC) and tc (by pkt_type)" {

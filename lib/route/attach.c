@@ -25,6 +25,9 @@
 struct rt_dev {
 	const char *name;
 	struct xf_link l;
+	int carrier;		/* where the program runs: l's parent for a
+				 * VLAN device, else l itself */
+	bool shared;		/* the carrier runs a route link already */
 	enum xf_hook hook;
 	uint32_t xdp_flags;
 	bool cfg_done, tx_done, chain_done, link_done;
@@ -51,12 +54,12 @@ static int rt_check_foreign(struct xf_nl *nl, const struct rt_dev *d)
 				id = 0;
 			close(fd);
 		}
-	} else {
+	} else if (!d->shared) {
 		q.prog_ids = ids;
 		q.count = 8;
-		if (!bpf_prog_query_opts(d->l.ifindex, BPF_TCX_INGRESS, &q) && q.count)
+		if (!bpf_prog_query_opts(d->carrier, BPF_TCX_INGRESS, &q) && q.count)
 			id = ids[0];
-		n = xf_tc_filters(nl, d->l.ifindex, true, tf, 4);
+		n = xf_tc_filters(nl, d->carrier, true, tf, 4);
 		if (!id && n > 0) {
 			fprintf(stderr, "Error: %s already has a tc ingress filter (%s, id %u) "
 				"that xfwd did not attach; remove it first.\n",
@@ -116,6 +119,31 @@ static void rt_clear_slot(struct xf_inst *in, uint32_t slot)
 	free(zero);
 }
 
+/* hook tc: the link on d's carrier, made for d or, when a member (an
+ * earlier device of this command too) already runs one there, the same
+ * link pinned once more for d. 0/-errno, with its Error line. */
+static int rt_attach_tc(struct xf_inst *in, struct rt_dev *d)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	char parent[IF_NAMESIZE] = "?";
+	int fd, err;
+
+	if (d->carrier == d->l.ifindex && !d->shared)
+		return xf_hook_tcx(in->fd[RT_PROG_TC], d->carrier, d->name, true, "route");
+	fd = rt_carrier_link(d->carrier);
+	if (fd < 0) {
+		fd = bpf_link_create(in->fd[RT_PROG_TC], d->carrier, BPF_TCX_INGRESS, &lo);
+		if (fd < 0) {
+			err = -errno;
+			if_indextoname(d->carrier, parent);
+			fprintf(stderr, "Error: cannot attach to %s (the parent of %s): %s.\n",
+				parent, d->name, strerror(-err));
+			return err;
+		}
+	}
+	return xf_hook_pin(fd, d->l.ifindex, d->name, "route");
+}
+
 static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 			 const struct xf_route_attach_opts *o, bool auto_hook)
 {
@@ -166,7 +194,7 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		d->chain_done = true;
 		err = xf_hook_pin(fd, key, d->name, "route");
 	} else {
-		err = xf_hook_tcx(in->fd[RT_PROG_TC], key, d->name, true, "route");
+		err = rt_attach_tc(in, d);
 	}
 	if (err)
 		return err;
@@ -194,6 +222,33 @@ static void rt_undo_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d)
 	xf_run_remove(key, RT_NF_RUN);
 }
 
+/* A VLAN device: the program runs on tc of its parent (see vlan.c). */
+static int rt_resolve_vlan(struct rt_dev *d, const struct xf_route_attach_opts *o)
+{
+	if (d->l.link_netnsid >= 0 || !d->l.link) {
+		fprintf(stderr, "Error: %s is a VLAN device whose parent is not in this "
+			"namespace; attach it where its parent is.\n", d->name);
+		return -EOPNOTSUPP;
+	}
+	if (o->hook == XF_HOOK_XDP || o->flowtable) {
+		fprintf(stderr, "Error: %s is a VLAN device, which hook xdp does not take "
+			"yet; use hook tc.\n", d->name);
+		return -XF_EUSAGE;
+	}
+	if (!xf_tcx_available(d->l.link)) {
+		fprintf(stderr, "Error: %s is a VLAN device, which needs hook tc, and hook tc "
+			"needs tcx (Linux 6.6 or later), which this kernel lacks.\n", d->name);
+		return -EOPNOTSUPP;
+	}
+	if (rt_on_xdp(d->l.link)) {
+		fprintf(stderr, "Error: the parent of %s is on hook xdp, and its VLAN devices "
+			"need hook tc there; detach it first.\n", d->name);
+		return -EOPNOTSUPP;
+	}
+	d->carrier = d->l.link;
+	return 0;
+}
+
 static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_attach_opts *o,
 		      const char **why)
 {
@@ -213,6 +268,17 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	}
 	features = rt_xdp_features(d->l.ifindex);
 	d->hook = o->hook;
+	d->carrier = d->l.ifindex;
+	if (d->l.vlan.is) {
+		err = rt_resolve_vlan(d, o);
+		if (err)
+			return err;
+	}
+	fd = rt_carrier_link(d->carrier);
+	if (fd >= 0) {
+		close(fd);
+		d->shared = true;
+	}
 	*why = NULL;
 	if (d->hook == XF_HOOK_AUTO)
 		*why = rt_hook_why(d->l.kind, features, &d->hook);
@@ -229,6 +295,12 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 		}
 		d->hook = XF_HOOK_XDP;
 		*why = "auto: no tcx in this kernel";
+	}
+	/* Its VLAN devices' program runs on tc here: one hook per device. */
+	if (d->shared && d->hook == XF_HOOK_XDP) {
+		fprintf(stderr, "Error: %s runs the fast path on tc for its VLAN devices; "
+			"attach it with hook tc.\n", d->name);
+		return -XF_EUSAGE;
 	}
 	d->xdp_flags = 0;
 	if (d->hook == XF_HOOK_XDP) {

@@ -162,7 +162,8 @@ static const char *verdict_name(enum xf_hook hook, int v)
 }
 
 static int run_prog(int prog_fd, enum xf_hook hook, int iif, const uint8_t *frame,
-		    size_t flen, uint32_t cookie, struct xf_route_get_res *res)
+		    size_t flen, uint32_t cookie, const struct xf_link *vdev,
+		    struct xf_route_get_res *res)
 {
 	struct xf_route_trace_in tin = {
 		.magic = { XF_RT_TRACE_MAGIC0, XF_RT_TRACE_MAGIC1 }, .cookie = cookie,
@@ -189,6 +190,10 @@ static int run_prog(int prog_fd, enum xf_hook hook, int iif, const uint8_t *fram
 	} else {
 		skb.ifindex = iif;
 		memcpy(skb.cb, &tin, 3 * sizeof(uint32_t));
+		if (res->tagged) {
+			skb.cb[3] = XF_RT_TRACE_VLAN | res->vlan;
+			skb.cb[4] = htons(vdev && vdev->vlan.ad ? ETH_P_8021AD : ETH_P_8021Q);
+		}
 		t.data_in = frame;
 		t.data_size_in = flen;
 		t.ctx_in = &skb;
@@ -210,13 +215,68 @@ static int run_prog(int prog_fd, enum xf_hook hook, int iif, const uint8_t *fram
 	return 0;
 }
 
+struct vlan_find {
+	int parent;
+	uint16_t id;
+	struct xf_link *out;
+};
+
+static int vlan_find_cb(const struct xf_link *l, void *arg)
+{
+	struct vlan_find *f = arg;
+
+	if (!l->vlan.is || l->link != f->parent || l->link_netnsid >= 0 ||
+	    l->vlan.id != f->id || l->vlan.ad)
+		return 0;
+	*f->out = *l;
+	return 1;
+}
+
+/* "vlan N" and an iif that is a VLAN device: a run tagged on the parent,
+ * which becomes res->iif. vdev: the parent's 802.1Q device with that id,
+ * if any (ifindex 0: none). 0, or -XF_EUSAGE with the Error line. */
+static int get_vlan(struct xf_nl *nl, const struct xf_route_get_req *req,
+		    struct xf_link *l, struct xf_link *vdev, struct xf_route_get_res *res)
+{
+	struct vlan_find f = { .out = vdev };
+
+	if (l->vlan.is) {
+		if (req->has_vlan && req->vlan != l->vlan.id) {
+			fprintf(stderr, "Error: %s has VLAN id %u, not %u.\n", l->name,
+				l->vlan.id, req->vlan);
+			return -XF_EUSAGE;
+		}
+		if (l->link_netnsid >= 0 || !l->link) {
+			fprintf(stderr, "Error: the parent of %s is not in this namespace.\n",
+				l->name);
+			return -XF_EUSAGE;
+		}
+		*vdev = *l;
+		res->vlan = l->vlan.id;
+		res->iif = l->link;
+	} else if (req->has_vlan) {
+		res->vlan = req->vlan;
+		f.parent = l->ifindex;
+		f.id = req->vlan;
+		if (req->vlan)
+			xf_link_list(nl, vlan_find_cb, &f);
+	} else {
+		return 0;
+	}
+	res->tagged = true;
+	if (!if_indextoname(res->iif, res->vlan_parent))
+		return -ENODEV;
+	memcpy(res->iif_name, res->vlan_parent, sizeof(res->iif_name));
+	return 0;
+}
+
 int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 		 struct xf_route_get_res *res)
 {
 	struct bpf_link_info li;
 	uint8_t frame[PKT_MAX];
 	uint32_t len = sizeof(li), key = 0, cookie;
-	struct xf_link l;
+	struct xf_link l, vdev;
 	struct xf_inst in;
 	size_t flen;
 	int lfd, pfd = -1, err;
@@ -234,7 +294,11 @@ int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 		return err;
 	}
 	memcpy(res->iif_name, l.name, sizeof(res->iif_name));
-	lfd = rt_link_open(res->iif);
+	memset(&vdev, 0, sizeof(vdev));
+	err = get_vlan(nl, req, &l, &vdev, res);
+	if (err)
+		return err;
+	lfd = res->tagged ? rt_carrier_link(res->iif) : rt_link_open(res->iif);
 	if (lfd < 0) {
 		fprintf(stderr, "Error: xfwd route is not attached to %s: the kernel "
 			"forwards its packets.\n", l.name);
@@ -249,11 +313,17 @@ int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 	close(lfd);
 	res->hook = li.type == BPF_LINK_TYPE_XDP ? XF_HOOK_XDP : XF_HOOK_TC;
 	res->prog_id = li.prog_id;
+	if (res->tagged && res->hook != XF_HOOK_TC) {
+		fprintf(stderr, "Error: %s is on hook xdp, which passes tagged frames; "
+			"VLAN devices are on hook tc.\n", l.name);
+		return -EOPNOTSUPP;
+	}
+	/* A tagged frame is addressed to, and sourced on, its VLAN device. */
 	if (req->has_src)
 		res->src = req->src;
-	else if ((err = default_src(nl, res->iif, req->dst.family, &res->src)))
+	else if ((err = default_src(nl, vdev.ifindex ?: res->iif, req->dst.family, &res->src)))
 		return err;
-	err = build_frame(req, &res->src, l.addr, frame, &flen);
+	err = build_frame(req, &res->src, vdev.ifindex ? vdev.addr : l.addr, frame, &flen);
 	if (err)
 		return err;
 	err = xf_inst_open(&in, &rt_inst_desc);
@@ -271,7 +341,8 @@ int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 	}
 	if (getrandom(&cookie, sizeof(cookie), 0) != sizeof(cookie))
 		cookie = getpid();
-	err = run_prog(pfd, res->hook, res->iif, frame, flen, cookie, res);
+	err = run_prog(pfd, res->hook, res->iif, frame, flen, cookie,
+		       vdev.ifindex ? &vdev : NULL, res);
 	if (err)
 		goto out;
 	if (bpf_map_lookup_elem(in.fd[RT_MAP_TRACE], &key, &res->trace) ||
@@ -280,6 +351,9 @@ int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 		err = -EIO;
 		goto out;
 	}
+	/* A tag that mapped to a VLAN device made it the trace's iif. */
+	if (res->tagged && res->trace.iif && res->trace.iif != (uint32_t)res->iif)
+		if_indextoname(res->trace.iif, res->vlan_dev);
 	if (res->trace.oif && !if_indextoname(res->trace.oif, res->oif_name))
 		snprintf(res->oif_name, sizeof(res->oif_name), "%u", res->trace.oif);
 out:

@@ -41,6 +41,7 @@ static const struct xf_inst_obj rt_objs[RT_NFDS] = {
 	[RT_MAP_IFC] = { .pin = "xf_rt_ifc" },
 	[RT_PROG_GENID] = { "prog_genid", "xf_route_genid" },
 	[RT_MAP_SRC4] = { .pin = "xf_rt_src4" },
+	[RT_MAP_VLAN] = { .pin = "xf_rt_vlan" },
 };
 
 const struct xf_inst_desc rt_inst_desc = {
@@ -94,6 +95,10 @@ uint64_t rt_xdp_features(int ifindex)
  * netkit, where XDP turns off the peer's TSO and TCP falls to a tenth. */
 const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook)
 {
+	if (!strcmp(kind, "vlan")) {
+		*hook = XF_HOOK_TC;
+		return "auto: a VLAN device, whose parent runs the program on tc";
+	}
 	if (xf_link_kind_is_pair(kind)) {
 		*hook = XF_HOOK_TC;
 		return !strcmp(kind, "veth") ?
@@ -162,6 +167,10 @@ int rt_refresh(struct xf_inst *in)
 			err = -errno;
 		}
 	}
+	/* The VLAN map: after the members' flags, before netlink closes. */
+	i = rt_vlan_sync(fast.nl, in, keys, n);
+	if (i && !err)
+		err = i;
 	i = rt_fast_end(&fast, in);
 	return err ?: i;
 }

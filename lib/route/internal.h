@@ -20,7 +20,7 @@ struct xf_link;
 
 /* The instance's programs and maps: fd[] of its struct xf_inst. */
 enum { RT_PROG_XDP, RT_PROG_TC, RT_MAP_TX, RT_MAP_IFCFG, RT_MAP_STATS, RT_MAP_TRACE,
-       RT_MAP_LOCAL, RT_MAP_IFC, RT_PROG_GENID, RT_MAP_SRC4, RT_NFDS };
+       RT_MAP_LOCAL, RT_MAP_IFC, RT_PROG_GENID, RT_MAP_SRC4, RT_MAP_VLAN, RT_NFDS };
 
 /* The namespace's one route instance, pinned as XF_PIN_ROOT/ns<id>/route/. */
 extern const struct xf_inst_desc rt_inst_desc;
@@ -91,6 +91,18 @@ struct rt_nf_warn {
 };
 void rt_nf_warn_add(struct rt_nf_warn *w, const struct xf_route_iface *ri);
 void rt_nf_warn_print(const struct rt_nf_warn *w);
+
+/* VLAN devices (vlan.c). The route link that runs on carrier (pinned for
+ * any member), as an fd the caller closes, or -ENOENT. */
+int rt_carrier_link(int carrier);
+/* ifindex is a member on hook xdp. */
+bool rt_on_xdp(int ifindex);
+/* The parent a member's link runs on when that is not the member itself
+ * (a VLAN device), else 0. */
+int rt_vlan_parent(int ifindex);
+/* Rewrite xf_rt_vlan from the kernel's view of members[0..n): only what
+ * is exact now is left in it (nl NULL: nothing). 0/-errno. */
+int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, int n);
 
 /* Re-read redirect capability and rp_filter for every member. 0/-errno. */
 int rt_refresh(struct xf_inst *in);

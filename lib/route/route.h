@@ -67,6 +67,13 @@ struct xf_route_iface {
 	uint32_t flags;		/* XF_RTIF_* */
 	uint32_t prog_id;
 	uint32_t link_id;
+	/* A VLAN device: its parent (which runs the program) and its tag. */
+	struct {
+		int parent;		/* 0: not a VLAN device */
+		char parent_name[IF_NAMESIZE];	/* "" when it cannot be read */
+		uint16_t id;
+		bool ad;		/* 802.1ad, else 802.1Q */
+	} vlan;
 	struct xf_route_stat stat[XF_RR_MAX];
 	/* The same per CPU: packets and bytes of reason r on cpu c at
 	 * percpu[(r * ncpu + c) * 2 + {0,1}]; NULL when not read. Valid
@@ -115,6 +122,8 @@ struct xf_route_get_req {
 	uint32_t len;		/* IP total length; 0: the smallest */
 	uint8_t proto;		/* IPPROTO_UDP, _TCP, _ICMP (_ICMPV6) */
 	uint16_t sport, dport;	/* UDP/TCP ports; 0: 40000, and 53 or 80 */
+	bool has_vlan;		/* "vlan N": tagged N on iif (the parent) */
+	uint16_t vlan;
 };
 
 struct xf_route_get_res {
@@ -128,6 +137,12 @@ struct xf_route_get_res {
 	struct xf_route_trace trace;
 	char oif_name[IF_NAMESIZE];
 	uint32_t ttl_out;	/* TTL/hop limit of the packet after the run */
+	/* Tagged runs: the tag, the parent it arrived on and the VLAN device
+	 * of the set it mapped to ("" when none). */
+	bool tagged;
+	uint16_t vlan;
+	char vlan_parent[IF_NAMESIZE];
+	char vlan_dev[IF_NAMESIZE];
 };
 
 /* Run the request through the program attached on its iif. 0/-errno. */

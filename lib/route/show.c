@@ -80,6 +80,13 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 		return;
 	}
 	memcpy(ri->name, l.name, sizeof(ri->name));
+	if (l.vlan.is) {
+		ri->vlan.parent = l.link;
+		ri->vlan.id = l.vlan.id;
+		ri->vlan.ad = l.vlan.ad;
+		if (l.link_netnsid < 0)
+			if_indextoname(l.link, ri->vlan.parent_name);
+	}
 	if (ri->hook == XF_HOOK_XDP)
 		ri->mode = l.xdp.mode == XF_XDP_SKB ? "generic" : "native";
 	else

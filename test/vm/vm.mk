@@ -8,7 +8,8 @@
 # Under software emulation the tests stretch their time limits
 # (XF_VM_SLOW, read by vm_slow in test/helpers/common.bash).
 
-VM_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats test/flow.bats
+VM_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats test/flow.bats \
+	test/vlan.bats
 KERNELS ?= sid bookworm
 # make check runs a subset after the main suite (CHECK_EXTRA), as much as
 # CI's time allows (both kernels side by side, one vCPU each): the
@@ -16,10 +17,12 @@ KERNELS ?= sid bookworm
 # where not, netkit (or its refusal), the peer-egress refusal, route's
 # pings on both hooks (or the refusal of hook tc), a chain with route, and
 # lookup flowtable's masquerade comparison (or its refusal; the probe's
-# answer is in "every probe answers").
+# answer is in "every probe answers"), and VLAN devices: the vlan probe,
+# a tagged ping, router on a stick and a device set down behind xfwd's
+# back (or, on 6.1, the refusal: no tcx).
 VM_CI_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats \
-	test/flow.bats
-VM_CI_FILTER ?= kernel probe|every probe answers|egress flag|netkit|lacks them|both veths|GRO on|\(tcx\)|hook (tc|xdp): IPv4 ping|hook auto on a veth|cannot take XDP frames|attach that fails in the kernel|route and a filter share|lookup flowtable: a masqueraded
+	test/flow.bats test/vlan.bats
+VM_CI_FILTER ?= kernel probe|every probe answers|egress flag|netkit|lacks them|both veths|GRO on|\(tcx\)|hook (tc|xdp): IPv4 ping|hook auto on a veth|cannot take XDP frames|attach that fails in the kernel|route and a filter share|lookup flowtable: a masqueraded|has 802.1Q|router on a stick|set down behind
 
 .PHONY: check-kernels check-kernels-ci vm-tools
 

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of test/vlan.bats: h1 -- r1 -- h2 with 802.1Q devices on the
+# links (real ones: "ip link add ... type vlan"), in the shapes of issue 17.
+# Needs scripts/topo.bash and test/helpers/route.bash loaded.
+
+# need_vlan: on a kernel without 802.1Q the test ends as skipped, naming
+# what is missing (bats reports it); test 1 checks that feature says so.
+need_vlan() {
+	if kernel_lacks vlan; then
+		skip "this kernel has no 802.1Q (CONFIG_VLAN_8021Q, module 8021q): \"xfwd feature\" says vlan: no"
+	fi
+}
+
+# vlan_dev NS PARENT ID: PARENT.ID, up.
+vlan_dev() {
+	ip -n "$1" link add link "$2" name "$2.$3" type vlan id "$3"
+	ip -n "$1" link set "$2.$3" up
+}
+
+# vlan_addrs NS DEV IP4 IP6: move the test's addresses of NS onto DEV
+# (after flushing the global ones from where they were).
+vlan_addrs() {
+	ip -n "$1" addr add "$3/24" dev "$2"
+	ip -n "$1" addr add "$4/64" dev "$2" nodad
+}
+
+# vlan_h1 ID: h1 talks to r1 tagged ID (h1 veth0.ID -- r1 veth1.ID); the
+# untagged veth0/veth1 keep no global address.
+vlan_h1() {
+	ip -n "$XF_NS_H1" addr flush dev veth0 scope global
+	ip -n "$XF_NS_R1" addr flush dev veth1 scope global
+	vlan_dev "$XF_NS_H1" veth0 "$1"
+	vlan_dev "$XF_NS_R1" veth1 "$1"
+	vlan_addrs "$XF_NS_H1" "veth0.$1" "$XF_H1_IP4" "$XF_H1_IP6"
+	vlan_addrs "$XF_NS_R1" "veth1.$1" "$XF_R1_IP4A" "$XF_R1_IP6A"
+	ip -n "$XF_NS_H1" route replace default via "$XF_R1_IP4A"
+	ip -n "$XF_NS_H1" -6 route replace default via "$XF_R1_IP6A"
+}
+
+# vlan_h2 ID: the same between r1 veth2.ID and h2 veth0.ID.
+vlan_h2() {
+	ip -n "$XF_NS_H2" addr flush dev veth0 scope global
+	ip -n "$XF_NS_R1" addr flush dev veth2 scope global
+	vlan_dev "$XF_NS_H2" veth0 "$1"
+	vlan_dev "$XF_NS_R1" veth2 "$1"
+	vlan_addrs "$XF_NS_H2" "veth0.$1" "$XF_H2_IP4" "$XF_H2_IP6"
+	vlan_addrs "$XF_NS_R1" "veth2.$1" "$XF_R1_IP4B" "$XF_R1_IP6B"
+	ip -n "$XF_NS_H2" route replace default via "$XF_R1_IP4B"
+	ip -n "$XF_NS_H2" -6 route replace default via "$XF_R1_IP6B"
+}
+
+# vlan_stick ID: router on a stick. h2 moves onto h1's trunk: h1's
+# veth0.ID, moved into h2's namespace, is h2's link, and r1 routes between
+# veth1.<h1's id> and veth1.ID on the one trunk veth1. veth2 is unused.
+vlan_stick() {
+	ip -n "$XF_NS_H2" addr flush dev veth0 scope global
+	ip -n "$XF_NS_R1" addr flush dev veth2 scope global
+	ip -n "$XF_NS_H1" link add link veth0 name "h2.$1" type vlan id "$1"
+	ip -n "$XF_NS_H1" link set "h2.$1" netns "$XF_NS_H2"
+	ip -n "$XF_NS_H2" link set "h2.$1" up
+	vlan_dev "$XF_NS_R1" veth1 "$1"
+	vlan_addrs "$XF_NS_H2" "h2.$1" "$XF_H2_IP4" "$XF_H2_IP6"
+	vlan_addrs "$XF_NS_R1" "veth1.$1" "$XF_R1_IP4B" "$XF_R1_IP6B"
+	ip -n "$XF_NS_H2" route replace default via "$XF_R1_IP4B"
+	ip -n "$XF_NS_H2" -6 route replace default via "$XF_R1_IP6B"
+}
+
+# vlan_ready: no IPv6 address of the three namespaces is tentative.
+vlan_ready() {
+	local ns
+	for ns in "$XF_NS_H1" "$XF_NS_R1" "$XF_NS_H2"; do
+		[[ -z $(ip -n "$ns" -6 addr show tentative) ]] || return
+	done
+}
+
+# vlan_pings N [ARGS]: N IPv4 and N IPv6 echo requests from h1 to h2, all
+# answered.
+vlan_pings() {
+	run -0 ping4 "$1" "$XF_H2_IP4" -q "${@:2}"
+	assert_output --partial "$1 packets transmitted, $1 received"
+	run -0 ping6 "$1" "$XF_H2_IP6" -q "${@:2}"
+	assert_output --partial "$1 packets transmitted, $1 received"
+}
+
+# kfwd: r1's kernel forwarding counters, both families, as one word.
+kfwd() {
+	echo "$(kstat "$XF_NS_R1" IpForwDatagrams)/$(kstat "$XF_NS_R1" Ip6OutForwDatagrams)"
+}
+
+# vlan_refused DEV...: on a kernel without tcx, attaching VLAN devices is
+# refused with the reason and nothing changes.
+vlan_refused() {
+	run -1 --separate-stderr xr route attach dev "$1" hook tc
+	assert_equal "$stderr" "Error: $1 is a VLAN device, which needs hook tc, and hook tc needs tcx (Linux 6.6 or later), which this kernel lacks."
+	run -0 xr -j route show
+	assert_output '{"interfaces":[]}'
+}
