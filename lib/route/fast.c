@@ -215,18 +215,30 @@ static int rt_src4_genid(struct xf_inst *in, uint32_t *genid)
  * invalid, written, and marked valid for genid g0 only if the genid
  * after the walk is still g0 (no address came or went meanwhile). A set
  * that does not fit stays invalid: the reverse lookup decides. */
+/* Entries 0..n-1 of an array map from vals, in one call. 0/-errno. */
+static int rt_array_write(int fd, const void *vals, uint32_t n)
+{
+	uint32_t keys[XF_RT_SRC4_BUCKETS > XF_RT_LOCAL_SLOTS ? XF_RT_SRC4_BUCKETS :
+		      XF_RT_LOCAL_SLOTS], i, count = n;
+
+	if (n > sizeof(keys) / sizeof(keys[0]))
+		return -E2BIG;
+	for (i = 0; i < n; i++)
+		keys[i] = i;
+	return bpf_map_update_batch(fd, keys, vals, &count, NULL) ? -errno : 0;
+}
+
 static int rt_src4_write(struct xf_inst *in, const struct rt_addrs *t, uint32_t g0)
 {
-	uint32_t keys[XF_RT_SRC4_BUCKETS], count = XF_RT_SRC4_BUCKETS, key, g1, i;
 	struct xf_route_src4 h = { { 0 } };
+	uint32_t key, g1;
 	int err;
 
 	if (t->src4_full)
 		return 0;
-	for (i = 0; i < XF_RT_SRC4_BUCKETS; i++)
-		keys[i] = i;
-	if (bpf_map_update_batch(in->fd[RT_MAP_SRC4], keys, t->src4, &count, NULL))
-		return -errno;
+	err = rt_array_write(in->fd[RT_MAP_SRC4], t->src4, XF_RT_SRC4_BUCKETS);
+	if (err)
+		return err;
 	err = rt_src4_genid(in, &g1);
 	if (err || g1 != g0)
 		return err;
@@ -239,9 +251,9 @@ static int rt_src4_write(struct xf_inst *in, const struct rt_addrs *t, uint32_t 
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 {
 	struct xf_route_src4 invalid = { { 0 } };
-	uint32_t i, key = XF_RT_SRC4_HDR, g0 = 0;
+	uint32_t key = XF_RT_SRC4_HDR, g0 = 0;
 	struct rt_addrs *t;
-	int err, gerr;
+	int err, gerr, werr;
 
 	t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -257,9 +269,9 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	err = f->nl ? xf_addr_walk(f->nl, rt_addr_add, t) : -ENOTCONN;
 	if (err)
 		memset(t, 0, sizeof(*t));
-	for (i = 0; i < XF_RT_LOCAL_SLOTS; i++)
-		if (bpf_map_update_elem(in->fd[RT_MAP_LOCAL], &i, &t->local[i], BPF_ANY) && !err)
-			err = -errno;
+	werr = rt_array_write(in->fd[RT_MAP_LOCAL], t->local, XF_RT_LOCAL_SLOTS);
+	if (!err)
+		err = werr;
 	if (!err && !gerr)
 		err = rt_src4_write(in, t, g0);
 	else if (!err && gerr != -EOPNOTSUPP)
