@@ -16,7 +16,6 @@
 
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
@@ -26,6 +25,7 @@
 #include "nl.h"
 #include "nl_link.h"
 #include "nl_tc.h"
+#include "kbtf.h"
 #include "probe.h"
 #include "probe.skel.h"
 #include "probe_ext.skel.h"
@@ -320,28 +320,6 @@ out:
 
 #define FT_KFUNC "bpf_xdp_flow_lookup"
 
-/* Whether the kfunc is in the kernel's BTF: vmlinux when nf_flow_table is
- * built in, else the module's own. */
-static bool ft_kfunc_in_btf(void)
-{
-	struct btf *vml, *mod;
-	bool yes;
-
-	vml = btf__load_vmlinux_btf();
-	if (!vml)
-		return false;
-	yes = btf__find_by_name_kind(vml, FT_KFUNC, BTF_KIND_FUNC) > 0;
-	if (!yes) {
-		mod = btf__parse_split("/sys/kernel/btf/nf_flow_table", vml);
-		if (mod) {
-			yes = btf__find_by_name_kind(mod, FT_KFUNC, BTF_KIND_FUNC) > 0;
-			btf__free(mod);
-		}
-	}
-	btf__free(vml);
-	return yes;
-}
-
 /* 1 when the kernel's configuration (/proc/config.gz) says that NAME is
  * not set, 0 when it is set or cannot be read. */
 static int kconfig_unset(const char *name)
@@ -391,7 +369,7 @@ int xf_probe_flowtable(struct xf_probe *p)
 	struct route_flow_bpf *skel;
 	int err;
 
-	if (!ft_kfunc_in_btf()) {
+	if (!xf_kernel_has_func(FT_KFUNC, "nf_flow_table")) {
 		if (!access("/sys/module/nf_flow_table", F_OK))
 			probe_set(p, false, 0, "nf_flow_table has no " FT_KFUNC "() kfunc "
 				  "(Linux 6.9)");

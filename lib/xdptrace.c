@@ -19,6 +19,7 @@
 #include <bpf/btf.h>
 #include <linux/bpf.h>
 
+#include "kbtf.h"
 #include "xdptrace.h"
 
 struct xf_xdptrace {
@@ -103,7 +104,7 @@ static bool btf_proto_ok(const struct btf *btf, const char *name, int nargs)
 
 static int trace_offsets(struct trace_offs *o, char *why, size_t len)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf *btf = xf_kernel_btf();
 	int ifx, ndnet, ns, inum, i, err = 0;
 
 	if (!btf) {
@@ -125,7 +126,6 @@ static int trace_offsets(struct trace_offs *o, char *why, size_t len)
 			err = -ENOENT;
 		}
 	}
-	btf__free(btf);
 	o->ifindex = ifx;
 	o->nd_net = ndnet;
 	o->inum = ns + inum;

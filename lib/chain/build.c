@@ -19,6 +19,7 @@
 
 #include "chain/build.h"
 #include "chain/link.h"
+#include "kbtf.h"
 #include "xbpf.h"
 
 void xf_chain_member_from_prog(struct xf_chain_member *m, const char *name,
@@ -89,7 +90,7 @@ int xf_chain_member_kfuncs(struct xf_chain_member *m, const struct bpf_object *o
 {
 	const struct btf *ob = bpf_object__btf(obj);
 	const struct bpf_insn *x;
-	struct btf *vml = NULL;
+	const struct btf *vml = NULL;
 	size_t j;
 	int fd;
 
@@ -98,7 +99,7 @@ int xf_chain_member_kfuncs(struct xf_chain_member *m, const struct bpf_object *o
 		if (!(x->code == (BPF_JMP | BPF_CALL) && x->src_reg == BPF_PSEUDO_KFUNC_CALL &&
 		      x->off > 0 && x->off < XF_CHAIN_KFUNC_MAX) || m->kfunc_fd[x->off] > 0)
 			continue;
-		if (!vml && !(vml = btf__load_vmlinux_btf())) {
+		if (!vml && !(vml = xf_kernel_btf())) {
 			snprintf(msg, len, "member %s: cannot read the kernel's BTF", m->name);
 			return -errno;
 		}
@@ -108,12 +109,10 @@ int xf_chain_member_kfuncs(struct xf_chain_member *m, const struct bpf_object *o
 		if (fd < 0) {
 			snprintf(msg, len, "member %s: the kernel module of its kfunc call "
 				 "(insn %zu) is not found", m->name, j);
-			btf__free(vml);
 			return fd;
 		}
 		m->kfunc_fd[x->off] = fd;
 	}
-	btf__free(vml);
 	return 0;
 }
 

@@ -13,13 +13,13 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 
 #include "caps.h"
 #include "chain/chain.h"
 #include "inst.h"
+#include "kbtf.h"
 #include "internal.h"
 #include "probe.h"
 #include "route/route.h"
@@ -52,16 +52,12 @@ const struct xf_inst_desc rt_inst_desc = {
 const void *rt_elf(size_t *size)
 {
 	uint64_t missing;
-	struct btf *vml;
-	bool kfunc;
 
 	if (xf_caps_missing((1ULL << XF_CAP_PERFMON) | (1ULL << XF_CAP_SYS_ADMIN), &missing) ||
 	    missing == ((1ULL << XF_CAP_PERFMON) | (1ULL << XF_CAP_SYS_ADMIN)))
 		return route_bpf__elf_bytes(size);
-	vml = btf__load_vmlinux_btf();
-	kfunc = vml && btf__find_by_name_kind(vml, "bpf_cast_to_kern_ctx", BTF_KIND_FUNC) > 0;
-	btf__free(vml);
-	return kfunc ? route_kctx_bpf__elf_bytes(size) : route_bpf__elf_bytes(size);
+	return xf_kernel_has_func("bpf_cast_to_kern_ctx", NULL) ?
+	       route_kctx_bpf__elf_bytes(size) : route_bpf__elf_bytes(size);
 }
 
 int rt_link_pin_path(char *buf, size_t len, int ifindex)
