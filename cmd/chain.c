@@ -299,13 +299,9 @@ static int chain_show_one(const struct xf_chain_info *ci, void *arg)
 static void chain_profile_print(struct xf_out *o, const char *dev,
 				const struct xf_chain_profile *p, bool interrupted)
 {
-	double total = 0, steps = 0, ns;
+	double total = xf_chain_profile_total(p), ns;
 	uint32_t i;
 
-	for (i = 0; i < p->n; i++)
-		steps += p->m[i].runs;
-	if (p->has_total && p->packets)
-		total = ((double)p->run_ns - steps * p->step) / p->packets;
 	out_row_begin(o);
 	out_str(o, "dev", dev);
 	out_real(o, "duration", p->duration, 1);
@@ -317,11 +313,15 @@ static void chain_profile_print(struct xf_out *o, const char *dev,
 	out_real(o, "step_ns", p->step, 1);
 	if (p->has_total) {
 		out_u64(o, "packets", p->packets);
+		out_real(o, "overhead_ns_per_packet", xf_chain_profile_cost(p), 1);
 		out_real(o, "ns_per_packet", total > 0 ? total : 0, 1);
-		out_real(o, "dispatcher_ns_per_packet", xf_chain_profile_rest(p), 1);
+		out_real(o, "entry_ns_per_packet", xf_chain_profile_entry(p), 1);
+		out_real(o, "dispatcher_ns_per_packet", xf_chain_profile_dispatcher(p), 1);
 	} else if (!out_is_json(o)) {
 		out_str(o, "packets", "-");
+		out_str(o, "overhead_ns_per_packet", "-");
 		out_str(o, "ns_per_packet", "-");
+		out_str(o, "entry_ns_per_packet", "-");
 		out_str(o, "dispatcher_ns_per_packet", "-");
 	}
 	out_list_begin(o, "members");

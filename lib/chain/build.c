@@ -468,7 +468,8 @@ int xf_chain_load_timed(const struct xf_chain_member *m, int n, int counters_fd,
 			goto out;
 		}
 	}
-	l->cap = 32 + (40 + (l->timed ? XF_CHAIN_TIMED_INSNS : 0)) * lo.n + total;
+	l->cap = 32 + (40 + (l->timed ? XF_CHAIN_TIMED_INSNS : 0)) * lo.n + total +
+		 (l->timed ? 3 * XF_CHAIN_TIMED_INSNS : 0);
 	l->in = calloc(l->cap, sizeof(*l->in));
 	if (!l->in) {
 		fd = -ENOMEM;
@@ -518,16 +519,16 @@ out:
 int xf_chain_timed_create(void)
 {
 	int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "xf_chain_prof", 4,
-				XF_CHAIN_MAX * 2 * sizeof(uint64_t), 1, NULL);
+				XF_CHAIN_TIMED_SLOTS * 2 * sizeof(uint64_t), 1, NULL);
 
 	return fd < 0 ? -errno : fd;
 }
 
-int xf_chain_timed_read(int fd, uint64_t t[XF_CHAIN_MAX][2])
+int xf_chain_timed_read(int fd, uint64_t t[XF_CHAIN_TIMED_SLOTS][2])
 {
 	uint32_t key = 0;
 
-	return xf_percpu_read(fd, &key, &t[0][0], NULL, XF_CHAIN_MAX * 2);
+	return xf_percpu_read(fd, &key, &t[0][0], NULL, XF_CHAIN_TIMED_SLOTS * 2);
 }
 
 int xf_chain_counters_create(void)

@@ -97,10 +97,15 @@ int xf_chain_load(const struct xf_chain_member *m, int n, int counters_fd,
  * of xf_chain_timed_create() that gets each slot's ns sum and runs. */
 int xf_chain_load_timed(const struct xf_chain_member *m, int n, int counters_fd,
 			int timed_fd, char *msg, size_t len);
-/* The timing map: PERCPU_ARRAY, one entry, __u64[XF_CHAIN_MAX][2] (ns
- * sum, runs) by slot. fd/-errno. Read summed over CPUs: 0/-errno. */
+/* The timing map: PERCPU_ARRAY, one entry, __u64[XF_CHAIN_TIMED_SLOTS][2]
+ * (ns sum, runs) by member slot, then the calibration's three (see
+ * put_time_cal() in link.c). fd/-errno. Read summed over CPUs: 0/-errno. */
+#define XF_CHAIN_CAL_EMPTY XF_CHAIN_MAX		/* an empty timed region */
+#define XF_CHAIN_CAL_STEP (XF_CHAIN_MAX + 1)	/* that step, timed whole */
+#define XF_CHAIN_CAL_WHOLE (XF_CHAIN_MAX + 2)	/* the program, entry to end */
+#define XF_CHAIN_TIMED_SLOTS (XF_CHAIN_MAX + 3)
 int xf_chain_timed_create(void);
-int xf_chain_timed_read(int fd, uint64_t t[XF_CHAIN_MAX][2]);
+int xf_chain_timed_read(int fd, uint64_t t[XF_CHAIN_TIMED_SLOTS][2]);
 
 /* Create an empty counters map (caller pins and closes it). fd/-errno. */
 int xf_chain_counters_create(void);

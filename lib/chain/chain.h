@@ -103,7 +103,10 @@ struct xf_chain_profile {
 	double overhead;		/* ns a timed step adds inside its own
 					 * timing (subtracted from each run) */
 	double step;			/* ns a timed step adds to the chain */
+	/* Both measured on the live traffic, by a calibration block that
+	 * runs with every packet and costs about two steps. */
 	uint64_t packets, run_ns;	/* the chain's bpf_stats, if has_total */
+	uint64_t whole_runs, whole_ns;	/* the program's span, entry to end */
 	bool has_total;
 	bool changed;			/* another command swapped the chain
 					 * during the profile: timed until then */
@@ -116,9 +119,17 @@ struct xf_chain_profile {
 };
 /* A member's ns per run net of the overhead (0 when it did not run). */
 double xf_chain_profile_ns(const struct xf_chain_profile *p, uint32_t i);
-/* What the chain's total leaves to the dispatcher, per packet, net of
- * the profile's own cost; 0 without a total. */
-double xf_chain_profile_rest(const struct xf_chain_profile *p);
+/* What the timing added to each packet, ns; 0 without packets. */
+double xf_chain_profile_cost(const struct xf_chain_profile *p);
+/* The chain's ns per packet (bpf_stats) net of that; 0 without a total. */
+double xf_chain_profile_total(const struct xf_chain_profile *p);
+/* The dispatcher's ns per packet (its branches and counters), measured
+ * inside the program; 0 without a span. */
+double xf_chain_profile_dispatcher(const struct xf_chain_profile *p);
+/* What bpf_stats counts outside the program's first and last instruction
+ * (the kernel's call into it, bpf_stats' own clock reads) per packet: the
+ * total less the members and the dispatcher. 0 without a total. */
+double xf_chain_profile_entry(const struct xf_chain_profile *p);
 
 struct xf_chain_prof_run;
 /* Swap dev's chain for its timed build. Prints its own Error; changes
@@ -135,10 +146,6 @@ int xf_chain_profile_last(int ifindex, struct xf_chain_profile *p, int *profilin
  * profiler is gone (killed); one Warning line each. Call under the lock.
  * Returns how many. */
 int xf_chain_profile_recover(void);
-/* Measure the timing's own cost with BPF_PROG_RUN on a member that only
- * returns XDP_PASS: overhead (ns inside a timed step) and step (ns a timed
- * step adds to the program). 0/-errno. */
-int xf_chain_profile_calibrate(double *overhead, double *step);
 
 /* What show prints about one interface. */
 struct xf_chain_info {

@@ -229,6 +229,19 @@ static void put_jmp(struct chain_prog *l, uint8_t op, int32_t imm, int pos)
 	put(l, BPF_JMP32 | op | BPF_K, BPF_REG_0, 0, 0, imm);
 }
 
+/* The chain's end with the verdict in r0: an exit, or in the timed build
+ * a jump to the epilogue that runs the calibration first. */
+static void put_exit(struct chain_prog *l, int end)
+{
+	if (!l->timed) {
+		put(l, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+		return;
+	}
+	l->jmp[l->njmp].at = l->n;
+	l->jmp[l->njmp++].pos = end;
+	put(l, BPF_JMP | BPF_JA, 0, 0, 0, 0);
+}
+
 /* counters[slot][min(w_verdict, OTHER)] += 1, with the value's address in
  * r_cnt. A plain add: the value is this CPU's and XDP runs with migration
  * disabled. Clobbers r1 and r2. */
@@ -273,7 +286,7 @@ static void put_branch(struct chain_prog *l, const struct xf_chain_member *m, in
 			put_jmp(l, BPF_JEQ, v, lo->pos[d[v]]);
 	}
 	if (!nft) {
-		put(l, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+		put_exit(l, lo->n);
 	} else if (nft == 1) {
 		for (v = 0; d[v] != ft; v++)
 			;
@@ -287,7 +300,7 @@ static void put_branch(struct chain_prog *l, const struct xf_chain_member *m, in
 		for (v = 0; v < XF_V_N; v++)
 			if (d[v] == ft)
 				put_jmp(l, BPF_JEQ, v, pos + 1);
-		put(l, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+		put_exit(l, lo->n);
 	}
 }
 
@@ -311,6 +324,15 @@ static void put_body(struct chain_prog *l, const struct xf_chain_member *mb, int
 	l->n += main_len;
 }
 
+/* The timed build's stack slots, bytes below timed_off (the start time of
+ * the step that runs): the member's verdict across the clock read, the
+ * calibration's outer start time, the chain's verdict across the
+ * epilogue, the program's entry time. */
+#define TIMED_VERDICT 8
+#define TIMED_OUTER 16
+#define TIMED_FINAL 24
+#define TIMED_ENTRY 32
+
 /* Timing of a step, before the member: the start time into the stack
  * (helpers keep r6-r9, so ctx and the counters stay where they are). */
 static void put_time_start(struct chain_prog *l)
@@ -319,17 +341,13 @@ static void put_time_start(struct chain_prog *l)
 	put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, l->timed_off, 0);
 }
 
-/* ... and after it: timed[slot] += (now - start, 1), the verdict kept on
- * the stack across the helper calls and back in r0 at the end. The time
- * from the first clock read to the second is the member's plus what the
- * calibration measures (xf_chain_profile_overhead()). */
-static void put_time_end(struct chain_prog *l, int slot, int key_fd)
+/* timed[slot] += (now - the time at stack offset from, 1), with now in
+ * r0 (the helper's return). */
+static void put_time_acc(struct chain_prog *l, int16_t from, int slot, int key_fd)
 {
-	int16_t off = slot * 16, v_off = l->timed_off - 8;
+	int16_t off = slot * 16;
 
-	put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, v_off, 0);
-	put(l, BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ktime_get_ns);
-	put(l, BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_10, l->timed_off, 0);
+	put(l, BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_10, from, 0);
 	put(l, BPF_ALU64 | BPF_SUB | BPF_X, BPF_REG_0, BPF_REG_1, 0, 0);
 	put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, l->timed_off, 0);
 	put_lookup(l, l->timed_fd, key_fd);
@@ -341,7 +359,43 @@ static void put_time_end(struct chain_prog *l, int slot, int key_fd)
 	put(l, BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_2, BPF_REG_0, off + 8, 0);
 	put(l, BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, 1);
 	put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_2, off + 8, 0);
+}
+
+/* ... and after it: timed[slot] += (now - start, 1), the verdict kept on
+ * the stack across the helper calls and back in r0 at the end. The time
+ * from the first clock read to the second is the member's plus one clock
+ * read, which the calibration block measures. */
+static void put_time_end(struct chain_prog *l, int slot, int key_fd)
+{
+	int16_t v_off = l->timed_off - TIMED_VERDICT;
+
+	put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, v_off, 0);
+	put(l, BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ktime_get_ns);
+	put_time_acc(l, l->timed_off, slot, key_fd);
 	put(l, BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_10, v_off, 0);
+}
+
+/*
+ * The timed build's calibration, last thing on every packet (every exit
+ * of the dispatcher jumps to the epilogue, which keeps the verdict 24
+ * below the start time and first closes the whole program's span, opened
+ * 32 below at its entry: timed[XF_CHAIN_CAL_WHOLE]), so that it runs on
+ * the same CPU, caches and clock as the members' timing, warmed up as
+ * theirs is: a step with no member (timed[XF_CHAIN_CAL_EMPTY]: what a timed region adds to
+ * the member inside it, one clock read), itself timed as a whole from
+ * outside (timed[XF_CHAIN_CAL_STEP]: one such region, its bookkeeping,
+ * and one clock read more).
+ */
+static void put_time_cal(struct chain_prog *l, int key_fd)
+{
+	int16_t o_off = l->timed_off - TIMED_OUTER;
+
+	put(l, BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ktime_get_ns);
+	put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, o_off, 0);
+	put_time_start(l);
+	put_time_end(l, XF_CHAIN_CAL_EMPTY, key_fd);
+	put(l, BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ktime_get_ns);
+	put_time_acc(l, o_off, XF_CHAIN_CAL_STEP, key_fd);
 }
 
 static void put_step(struct chain_prog *l, const struct xf_chain_member *m, int n,
@@ -436,7 +490,7 @@ static void place_state(struct chain_prog *l, const struct xf_chain_layout *lo,
 	}
 	if (!l->ctx_reg)
 		l->ctx_off = -((deepest + 7) / 8 * 8 + 8);
-	/* The timed build's two slots go below ctx's, used or not. */
+	/* The timed build's five slots go below ctx's, used or not. */
 	l->timed_off = -((deepest + 7) / 8 * 8 + 16);
 }
 
@@ -452,6 +506,10 @@ int xf_chain_link(struct chain_prog *l, const struct xf_chain_member *m, int n,
 		put(l, BPF_ALU64 | BPF_MOV | BPF_X, l->ctx_reg, BPF_REG_1, 0, 0);
 	else
 		put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_1, l->ctx_off, 0);
+	if (l->timed) {
+		put(l, BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ktime_get_ns);
+		put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, l->timed_off - TIMED_ENTRY, 0);
+	}
 	if (l->cnt_reg) {
 		put_lookup(l, counters_fd, key_fd);
 		/* Key 0 of a one-entry array is never missing; if it were,
@@ -464,6 +522,13 @@ int xf_chain_link(struct chain_prog *l, const struct xf_chain_member *m, int n,
 	for (pos = 0; pos < lo->n; pos++)
 		put_step(l, m, n, lo, f, pos, counters_fd, key_fd);
 	l->step[lo->n] = l->n;
+	if (l->timed) {
+		put(l, BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, l->timed_off - TIMED_FINAL, 0);
+		put(l, BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ktime_get_ns);
+		put_time_acc(l, l->timed_off - TIMED_ENTRY, XF_CHAIN_CAL_WHOLE, key_fd);
+		put_time_cal(l, key_fd);
+		put(l, BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_10, l->timed_off - TIMED_FINAL, 0);
+	}
 	put(l, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 	l->disp_len = l->n;
 

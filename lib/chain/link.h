@@ -48,13 +48,17 @@ struct chain_prog {
 	bool has_fd_array;
 	/* The profiling build (chain profile): each member's run is timed
 	 * with bpf_ktime_get_ns() into timed_fd, a PERCPU_ARRAY of one entry
-	 * whose value is __u64[XF_CHAIN_MAX][2] (ns sum, runs) by slot. It
-	 * needs XF_CHAIN_TIMED_INSNS more instructions per step and 16 bytes
-	 * of stack below the members'. false: the normal build, whose code
+	 * whose value is __u64[XF_CHAIN_TIMED_SLOTS][2] (ns sum, runs) by
+	 * slot, calibration last. It needs XF_CHAIN_TIMED_INSNS more
+	 * instructions per step (three times that once: the calibration
+	 * and the span of the whole program) and
+	 * 40 bytes of stack below the members'. false: the normal build, whose code
 	 * does not depend on anything below. */
 	bool timed;
 	int timed_fd;
-	int timed_off;			/* stack slot of the start time; verdict 8 below */
+	int timed_off;			/* the start time; verdict 8, outer start
+				 * 16, the chain's verdict 24, its entry
+				 * time 32 below */
 };
 
 #define XF_CHAIN_TIMED_INSNS 24

@@ -194,79 +194,6 @@ int xf_chain_profile_recover(void)
 	return done;
 }
 
-/* One BPF_PROG_RUN of fd, repeat times on a minimal frame: the mean
- * ns per run, or -errno. */
-static long test_run(int fd, int repeat)
-{
-	unsigned char pkt[64] = { [12] = 0x08 };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt),
-		    .repeat = repeat);
-
-	return bpf_prog_test_run_opts(fd, &o) ? -errno : (long)o.duration;
-}
-
-#define CAL_REPEAT 200000
-#define CAL_ROUNDS 5
-
-int xf_chain_profile_calibrate(double *overhead, double *step)
-{
-	static const struct bpf_insn pass[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	struct xf_chain_member m = { .name = "pass", .insns = pass, .n_insns = 2 };
-	uint64_t t[XF_CHAIN_MAX][2];
-	long d0, d1, best0 = -1, best1 = -1;
-	int cnt_fd, timed_fd, fd0 = -1, fd1 = -1, i, err = 0;
-	char msg[256];
-
-	cnt_fd = xf_chain_counters_create();
-	timed_fd = xf_chain_timed_create();
-	if (cnt_fd < 0 || timed_fd < 0) {
-		err = cnt_fd < 0 ? cnt_fd : timed_fd;
-		goto out;
-	}
-	fd0 = xf_chain_load(&m, 1, cnt_fd, msg, sizeof(msg));
-	fd1 = xf_chain_load_timed(&m, 1, cnt_fd, timed_fd, msg, sizeof(msg));
-	if (fd0 < 0 || fd1 < 0) {
-		err = fd0 < 0 ? fd0 : fd1;
-		goto out;
-	}
-	/* The fastest of a few rounds: the others were interrupted more. */
-	for (i = 0; i < CAL_ROUNDS; i++) {
-		d0 = test_run(fd0, CAL_REPEAT);
-		d1 = test_run(fd1, CAL_REPEAT);
-		if (d0 < 0 || d1 < 0) {
-			err = d0 < 0 ? d0 : d1;
-			goto out;
-		}
-		if (best0 < 0 || d0 < best0)
-			best0 = d0;
-		if (best1 < 0 || d1 < best1)
-			best1 = d1;
-	}
-	err = xf_chain_timed_read(timed_fd, t);
-	if (!err && !t[0][1])
-		err = -EIO;
-	if (!err) {
-		*overhead = (double)t[0][0] / t[0][1];
-		*step = best1 > best0 ? best1 - best0 : 0;
-		/* The whole step's cost includes the part inside the timing. */
-		if (*step < *overhead)
-			*step = *overhead;
-	}
-out:
-	if (fd0 >= 0)
-		close(fd0);
-	if (fd1 >= 0)
-		close(fd1);
-	if (cnt_fd >= 0)
-		close(cnt_fd);
-	if (timed_fd >= 0)
-		close(timed_fd);
-	return err;
-}
-
 static void run_free(struct xf_chain_prof_run *r)
 {
 	if (r->timed_fd >= 0)
@@ -312,12 +239,6 @@ int xf_chain_profile_begin(struct xf_nl *nl, const char *dev, struct xf_chain_pr
 		err = chain_if_open(nl, dev, false, &r->c);
 		if (err)
 			goto fail;
-	}
-	err = xf_chain_profile_calibrate(&r->p.overhead, &r->p.step);
-	if (err) {
-		fprintf(stderr, "Error: cannot measure the timing's own cost: %s.\n",
-			strerror(-err));
-		goto fail;
 	}
 	r->timed_fd = xf_chain_timed_create();
 	if (r->timed_fd < 0) {
@@ -425,11 +346,27 @@ int xf_chain_profile_last(int ifindex, struct xf_chain_profile *p, int *profilin
 	return err;
 }
 
+/* The timing's own cost, from the calibration block that ran with every
+ * packet (put_time_cal() in link.c): overhead, the empty region (one
+ * clock read); step, the whole timed step around an empty member (the
+ * outer region less the clock read it holds). */
+static void cal(struct xf_chain_profile *p, const uint64_t t[XF_CHAIN_TIMED_SLOTS][2])
+{
+	const uint64_t *e = t[XF_CHAIN_CAL_EMPTY], *w = t[XF_CHAIN_CAL_STEP];
+
+	p->whole_ns = t[XF_CHAIN_CAL_WHOLE][0];
+	p->whole_runs = t[XF_CHAIN_CAL_WHOLE][1];
+	p->overhead = e[1] ? (double)e[0] / e[1] : 0;
+	p->step = w[1] ? (double)w[0] / w[1] - p->overhead : 0;
+	if (p->step < p->overhead)
+		p->step = p->overhead;
+}
+
 int xf_chain_profile_end(struct xf_chain_prof_run *r, struct xf_chain_profile *p)
 {
 	struct bpf_prog_info info = { 0 };
 	uint32_t len = sizeof(info), i;
-	uint64_t t[XF_CHAIN_MAX][2];
+	uint64_t t[XF_CHAIN_TIMED_SLOTS][2];
 	struct timespec t1;
 	int err;
 
@@ -470,6 +407,8 @@ int xf_chain_profile_end(struct xf_chain_prof_run *r, struct xf_chain_profile *p
 			r->p.m[i].ns = t[r->p.m[i].slot][0];
 			r->p.m[i].runs = t[r->p.m[i].slot][1];
 		}
+		cal(&r->p, t);
+		if (getenv("XF_DBG")) fprintf(stderr, "whole %.1f (%llu) total %.1f K %.1f S %.1f\n", t[31][1] ? (double)t[31][0]/t[31][1] : 0, (unsigned long long)t[31][1], info.run_cnt ? (double)info.run_time_ns/info.run_cnt : 0, r->p.overhead, r->p.step);
 		result_write(&r->c, &r->p);
 		*p = r->p;
 	}
@@ -487,18 +426,59 @@ double xf_chain_profile_ns(const struct xf_chain_profile *p, uint32_t i)
 	return v > 0 ? v : 0;
 }
 
-double xf_chain_profile_rest(const struct xf_chain_profile *p)
+/* Member steps per packet (a member skipped or called twice counts so). */
+static double steps_per_packet(const struct xf_chain_profile *p, uint64_t packets)
 {
-	double v, steps = 0;
+	double steps = 0;
 	uint32_t i;
 
+	for (i = 0; i < p->n; i++)
+		steps += p->m[i].runs;
+	return packets ? steps / packets : 0;
+}
+
+/* Each packet ran one timed step per member run, the span of the whole
+ * program (about a step: two clock reads and its sum) and the
+ * calibration (about two). */
+double xf_chain_profile_cost(const struct xf_chain_profile *p)
+{
+	return p->packets ? (steps_per_packet(p, p->packets) + 3) * p->step : 0;
+}
+
+double xf_chain_profile_total(const struct xf_chain_profile *p)
+{
 	if (!p->has_total || !p->packets)
 		return 0;
-	v = (double)p->run_ns;
-	for (i = 0; i < p->n; i++) {
-		steps += p->m[i].runs;
-		v -= xf_chain_profile_ns(p, i) * p->m[i].runs;
-	}
-	v -= steps * p->step;
-	return v / p->packets;
+	return (double)p->run_ns / p->packets - xf_chain_profile_cost(p);
+}
+
+/* The members' ns per packet, net of the timing. */
+static double members_per_packet(const struct xf_chain_profile *p, uint64_t packets)
+{
+	double v = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->n; i++)
+		v += xf_chain_profile_ns(p, i) * p->m[i].runs;
+	return packets ? v / packets : 0;
+}
+
+/* The span from the program's first instruction to its end holds one
+ * clock read, a timed step per member run and the dispatcher. */
+double xf_chain_profile_dispatcher(const struct xf_chain_profile *p)
+{
+	uint64_t n = p->whole_runs;
+
+	if (!n)
+		return 0;
+	return (double)p->whole_ns / n - p->overhead - steps_per_packet(p, n) * p->step -
+	       members_per_packet(p, n);
+}
+
+double xf_chain_profile_entry(const struct xf_chain_profile *p)
+{
+	if (!p->has_total || !p->packets)
+		return 0;
+	return xf_chain_profile_total(p) - members_per_packet(p, p->packets) -
+	       xf_chain_profile_dispatcher(p);
 }
