@@ -72,6 +72,7 @@
 #define XF_PROF_STATS 1		/* the per-packet counter */
 #define XF_PROF_SOURCE4 2	/* IPv4 local-source / rp_filter lookup */
 #define XF_PROF_LOCAL 4		/* the local-address hint */
+#define XF_PROF_LOC6 16		/* IPv6's local table from xf_rt_loc6 */
 #define XF_PROF_WRITE 8		/* packet writes (PROG_RUN repeats reuse the
 				 * packet: a rewrite would change the next run) */
 #define XF_PROF_ON(stage) (!(XF_PROF_OFF & (stage)))
@@ -107,6 +108,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xf_route_src4);
 } xf_rt_src4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XF_RT_LOC6_BUCKETS + 2);
+	__type(key, __u32);
+	__type(value, struct xf_route_loc6);
+} xf_rt_loc6 SEC(".maps");
 
 enum xf_rt_hook { XF_RT_XDP, XF_RT_TC };
 
@@ -439,6 +447,39 @@ static __always_inline __u32 xf_rt_src4_table(void *ctx, __be32 saddr,
 }
 #endif
 
+#if XF_KCTX
+static __always_inline int xf_rt_in6(const __u32 *w, const __u32 *a)
+{
+	return w[0] == a[0] && w[1] == a[1] && w[2] == a[2] && w[3] == a[3];
+}
+
+/* IPv6 without policy rules, while xf_rt_loc6 is the kernel's local table
+ * (route_kctx.h, xfwd_bpf.h): XF_RR_NOT_FORWARDED for a destination in it,
+ * else XF_RR_FORWARDED (the main table decides alone). XF_RR_MAX when both
+ * tables must be looked up. */
+static __always_inline __u32 xf_rt_loc6_table(void *ctx, const __u32 *daddr,
+					      enum xf_rt_hook hook)
+{
+	struct net___xf *net = xf_kctx_net(ctx, hook == XF_RT_XDP);
+	struct xf_route_loc6 *h, *b;
+	__u32 key = XF_RT_LOC6_HDR;
+
+	if (xf_kctx_rules6(net))
+		return XF_RR_MAX;
+	h = bpf_map_lookup_elem(&xf_rt_loc6, &key);
+	if (!h || !h->a[0][0] || h->a[0][1] != xf_kctx_sernum6(net))
+		return XF_RR_MAX;
+	key = XF_RT_LOC6_BUCKET(daddr[3]);
+	b = bpf_map_lookup_elem(&xf_rt_loc6, &key);
+	if (!b)
+		return XF_RR_MAX;
+	if (xf_rt_in6(b->a[0], daddr) || xf_rt_in6(b->a[1], daddr) ||
+	    xf_rt_in6(b->a[2], daddr) || xf_rt_in6(b->a[3], daddr))
+		return XF_RR_NOT_FORWARDED;
+	return XF_RR_FORWARDED;
+}
+#endif
+
 /* IPv4 only: fib_validate_source() drops a source that is one of this
  * namespace's own addresses even with rp_filter off, and bpf_fib_lookup()
  * on the destination cannot see that. Such a source is a local route
@@ -571,9 +612,24 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		r = xf_rt_parse6(data, data_end, md, &ttl);
 	if (r != XF_RR_FORWARDED)
 		return r;
+#if XF_KCTX
+	/* IPv6: the local table from xf_rt_loc6, the main one alone. Its
+	 * answer for a local destination is the FIB's own, so route get
+	 * takes it too. */
+	if (XF_PROF_ON(XF_PROF_LOC6) && !md->v4 && !(md->cfl & XF_RTIF_DIRECT)) {
+		r = xf_rt_loc6_table(ctx, fib->ipv6_dst, hook);
+		if (r != XF_RR_MAX) {
+			md->tflags |= XF_RTT_LOC6;
+			if (r != XF_RR_FORWARDED)
+				return r;
+			flags |= BPF_FIB_LOOKUP_DIRECT;
+		}
+	}
+#endif
 	/* Addressed to this namespace: the lookup would say so. Not for
 	 * route get, which shows the FIB's own answer. */
-	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && xf_rt_is_local(fib))
+	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && !(md->tflags & XF_RTT_LOC6) &&
+	    xf_rt_is_local(fib))
 		return XF_RR_NOT_FORWARDED;
 	md->saddr4 = fib->ipv4_src;
 	md->daddr4 = fib->ipv4_dst;
@@ -978,7 +1034,8 @@ out:
 }
 
 /* Run by userspace with BPF_PROG_RUN, never attached: the namespace's
- * dev_addr_genid into xf_rt_src4[XF_RT_SRC4_PROBE] as { genid, 1 }. The
+ * dev_addr_genid into xf_rt_src4[XF_RT_SRC4_PROBE] as { genid, 1 }, and
+ * its fib6_sernum into xf_rt_loc6[XF_RT_LOC6_PROBE] as { sernum, 1 }. The
  * build without XF_KCTX leaves it as it is ({ 0, 0 }: no table). */
 SEC("xdp")
 int xf_route_genid(struct xdp_md *ctx)
@@ -987,10 +1044,19 @@ int xf_route_genid(struct xdp_md *ctx)
 	__u32 key = XF_RT_SRC4_PROBE;
 	struct xf_route_src4 *p;
 
+	struct xf_route_loc6 *p6;
+	struct net___xf *net = xf_kctx_net(ctx, 1);
+
 	p = bpf_map_lookup_elem(&xf_rt_src4, &key);
 	if (p) {
-		p->a[0] = xf_kctx_genid(xf_kctx_net(ctx, 1));
+		p->a[0] = xf_kctx_genid(net);
 		p->a[1] = 1;
+	}
+	key = XF_RT_LOC6_PROBE;
+	p6 = bpf_map_lookup_elem(&xf_rt_loc6, &key);
+	if (p6) {
+		p6->a[0][0] = xf_kctx_sernum6(net);
+		p6->a[0][1] = 1;
 	}
 #endif
 	return XDP_PASS;

@@ -13,7 +13,12 @@
  * here on every packet, the addresses come from xf_rt_src4 while its
  * genid is the kernel's (xfwd_bpf.h). The packet sent back out of its
  * ingress interface, the other way to the full check, is passed anyway
- * (hairpin). Included by route.bpf.c only. */
+ * (hairpin).
+ *
+ * For IPv6, fib6_lookup() without policy rules searches the local table,
+ * then the main one; xf_rt_loc6 (xfwd_bpf.h) stands for the local table
+ * while net->ipv6.fib6_sernum is the one it was taken at, and the main
+ * table is then looked up alone. Included by route.bpf.c only. */
 #ifndef XF_ROUTE_KCTX_H
 #define XF_ROUTE_KCTX_H
 
@@ -31,8 +36,14 @@ struct netns_ipv4___xf {
 	atomic_t___xf dev_addr_genid;
 } __attribute__((preserve_access_index));
 
+struct netns_ipv6___xf {
+	_Bool fib6_has_custom_rules;	/* CONFIG_IPV6_MULTIPLE_TABLES */
+	atomic_t___xf fib6_sernum;
+} __attribute__((preserve_access_index));
+
 struct net___xf {
 	struct netns_ipv4___xf ipv4;
+	struct netns_ipv6___xf ipv6;
 } __attribute__((preserve_access_index));
 
 struct net_device___xf {
@@ -66,6 +77,20 @@ static __always_inline struct net___xf *xf_kctx_net(void *ctx, int xdp)
 static __always_inline __u32 xf_kctx_genid(struct net___xf *net)
 {
 	return net->ipv4.dev_addr_genid.counter;
+}
+
+static __always_inline __u32 xf_kctx_sernum6(struct net___xf *net)
+{
+	return net->ipv6.fib6_sernum.counter;
+}
+
+/* Whether fib6_lookup() goes through policy rules. Without
+ * CONFIG_IPV6_MULTIPLE_TABLES the field is not there, and the local table
+ * is the main table: one search either way. */
+static __always_inline int xf_kctx_rules6(struct net___xf *net)
+{
+	return bpf_core_field_exists(net->ipv6.fib6_has_custom_rules) &&
+	       net->ipv6.fib6_has_custom_rules;
 }
 
 /* Whether fib_validate_source() would take its quick check for a source

@@ -217,6 +217,38 @@ struct xf_route_src4 {
 };
 
 /*
+ * xf_rt_loc6: ARRAY[XF_RT_LOC6_BUCKETS + 2], this namespace's IPv6 local
+ * table, for the route programs built with XF_KCTX. Without policy rules
+ * (fib6_has_custom_rules), fib6_lookup() searches the local table and
+ * then the main one; where the local table holds only /128 local and
+ * anycast routes (and routes under ff00::/8 and fe80::/10, whose
+ * destinations are passed before any lookup), a destination found here
+ * is what the local table would answer (not forwarded), and any other
+ * takes the main table's answer: one lookup with BPF_FIB_LOOKUP_DIRECT
+ * instead of two tables searched. An authority, guarded as xf_rt_src4:
+ *  - bucket XF_RT_LOC6_BUCKET(last 32 bits) holds up to XF_RT_LOC6_WAYS
+ *    addresses (all zero = empty way; :: is passed before the lookup);
+ *    a table that does not fit, or holds any other route, is not used;
+ *  - entry XF_RT_LOC6_HDR is { valid, sernum }: the table is the local
+ *    table as it was when the kernel's net->ipv6.fib6_sernum was sernum.
+ *    The kernel bumps that counter on every IPv6 route added, removed or
+ *    changed in any table, so a program that reads the same value uses
+ *    the table, and one that reads another looks up both tables;
+ *  - entry XF_RT_LOC6_PROBE is written by xf_route_genid: { sernum, 1 }.
+ * Userspace writes it in the order of xf_rt_src4 (rt_fast_end()).
+ */
+#define XF_RT_LOC6_BUCKETS 64
+#define XF_RT_LOC6_WAYS 4
+#define XF_RT_LOC6_HDR XF_RT_LOC6_BUCKETS
+#define XF_RT_LOC6_PROBE (XF_RT_LOC6_BUCKETS + 1)
+#define XF_RT_LOC6_BUCKET(w3) ((((w3) >> 24) ^ ((w3) >> 16) ^ ((w3) >> 8) ^ (w3)) & \
+			       (XF_RT_LOC6_BUCKETS - 1))
+
+struct xf_route_loc6 {
+	__u32 a[XF_RT_LOC6_WAYS][4];	/* network order */
+};
+
+/*
  * route get: BPF_PROG_RUN with this 16-byte record in front of the packet,
  * as XDP metadata (ctx_in.data = 16) or in __sk_buff cb[0..2] (tc). A run
  * that carries it is not counted, and its decision is written to
@@ -251,6 +283,8 @@ struct xf_route_trace_in {
 #define XF_RTT_DNAT (1U << 10)	/* ... destination NAT applied */
 #define XF_RTT_SRC4 (1U << 11)	/* IPv4 source checked in xf_rt_src4 */
 #define XF_RTT_SRC_LOOKUP (1U << 12) /* ... by a reverse lookup, rp_filter off */
+#define XF_RTT_LOC6 (1U << 13)	/* IPv6 local table from xf_rt_loc6: main
+				 * table looked up alone (DIRECT) */
 
 /* xf_rt_trace: ARRAY, one entry, key 0. */
 struct xf_route_trace {

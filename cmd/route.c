@@ -376,6 +376,8 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 	if (res.trace.flags & (XF_RTT_SRC4 | XF_RTT_SRC_LOOKUP | XF_RTT_RP))
 		out_str(o, "source_check", res.trace.flags & XF_RTT_SRC4 ? "addresses" :
 			res.trace.flags & XF_RTT_RP ? "rp_filter" : "lookup");
+	if (req.dst.family == AF_INET6 && (res.trace.flags & (XF_RTT_LOC6 | XF_RTT_FIB)))
+		out_str(o, "local_table", res.trace.flags & XF_RTT_LOC6 ? "addresses" : "lookup");
 	if (res.trace.oif) {
 		out_str(o, "oif", res.oif_name);
 		memset(&nh, 0, sizeof(nh));

@@ -2,6 +2,7 @@
 /* Routes of the namespace, for the route fast path's shortcuts
  * (lib/route/fast.c). */
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include <libmnl/libmnl.h>
@@ -59,4 +60,59 @@ int xf_route4_realms(struct xf_nl *nl)
 	rtm->rtm_family = AF_INET;
 	err = xf_nl_dump(nl, nlh, realms_cb, &found);
 	return err ?: found;
+}
+
+struct local6 {
+	void (*cb)(const uint8_t *addr, void *arg);
+	void *arg;
+	int other;
+};
+
+/* Under ff00::/8 or fe80::/10: a route no forwarded destination meets. */
+static int never_forwarded(const uint8_t *dst, int len)
+{
+	return (len >= 8 && dst[0] == 0xff) ||
+	       (len >= 10 && dst[0] == 0xfe && (dst[1] & 0xc0) == 0x80);
+}
+
+static int local6_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	struct local6 *l = arg;
+	uint8_t dst[16] = { 0 };
+	uint32_t table;
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE || rtm->rtm_family != AF_INET6)
+		return 0;
+	table = rtm->rtm_table;
+	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+		if (mnl_attr_get_type(a) == RTA_TABLE && mnl_attr_get_payload_len(a) >= 4)
+			table = mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == RTA_DST && mnl_attr_get_payload_len(a) >= 16)
+			memcpy(dst, mnl_attr_get_payload(a), 16);
+	}
+	if (table != RT_TABLE_LOCAL || never_forwarded(dst, rtm->rtm_dst_len))
+		return 0;
+	/* A cached route (an exception) is not in the table's tree. */
+	if (rtm->rtm_flags & RTM_F_CLONED)
+		return 0;
+	if (rtm->rtm_dst_len == 128 && !rtm->rtm_src_len &&
+	    (rtm->rtm_type == RTN_LOCAL || rtm->rtm_type == RTN_ANYCAST))
+		l->cb(dst, l->arg);
+	else
+		l->other = 1;
+	return 0;
+}
+
+int xf_route6_local(struct xf_nl *nl, void (*cb)(const uint8_t *addr, void *arg), void *arg)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETROUTE, NLM_F_DUMP);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	struct local6 l = { .cb = cb, .arg = arg };
+	int err;
+
+	rtm->rtm_family = AF_INET6;
+	err = xf_nl_dump(nl, nlh, local6_cb, &l);
+	return err ?: l.other;
 }

@@ -3,6 +3,8 @@
 #ifndef XF_NL_ROUTE_H
 #define XF_NL_ROUTE_H
 
+#include <stdint.h>
+
 struct xf_nl;
 
 /* Whether an IPv4 route of this namespace, in any table, has a realm
@@ -10,5 +12,12 @@ struct xf_nl;
  * checks every source (fib_num_tclassid_users). 1 yes, 0 no, -errno when
  * the routes cannot be read. */
 int xf_route4_realms(struct xf_nl *nl);
+
+/* The IPv6 local table (255), for xf_rt_loc6: cb(addr, arg) for each /128
+ * local or anycast route; routes under ff00::/8 and fe80::/10 are left
+ * out (their destinations are never forwarded). 0 when that is all the
+ * table holds, 1 when it holds any other route (an operator's local
+ * prefix, a blackhole, ...), -errno when it cannot be read. */
+int xf_route6_local(struct xf_nl *nl, void (*cb)(const uint8_t *addr, void *arg), void *arg);
 
 #endif

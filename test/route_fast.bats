@@ -396,3 +396,99 @@ passed_by_lookup() {
 	assert_equal "$(spoofed_delivered 198.18.2.201)" 0
 	passed_by_lookup 198.18.2.201
 }
+
+# --- IPv6: the local table by r1's addresses, the main table alone --------
+
+# local_table DST: how route get's run of h1 -> DST reached IPv6's tables:
+# "addresses" (xf_rt_loc6, then the main table alone), "lookup" (both
+# searched by the kernel), or empty (no lookup).
+local_table() {
+	xr -j route get "$1" iif veth1 from "$XF_H1_IP6" | jq -r '.local_table // empty'
+}
+
+# An IPv6 prefix routed to h2 in r1's main table, and an address in it.
+NET9=2001:2:0:9::/64
+DST9=2001:2:0:9::7
+
+@test "IPv6 local table by addresses: forwarded by the main table alone, r1's own and anycast addresses passed, a route change looked up until a refresh" {
+	local hook before
+	warm_up
+	in_r1 ip -6 route add $NET9 via "$XF_H2_IP6"
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		assert_equal "$(local_table "$XF_H2_IP6")" "$(table_check)"
+		before=$(ctr veth1 forwarded)
+		run -0 ping6 5 "$XF_H2_IP6" -q
+		assert_output --partial "5 packets transmitted, 5 received"
+		(($(ctr veth1 forwarded) >= before + 5)) || fail "not forwarded on $hook"
+		# r1's own address and veth2's subnet-router anycast address:
+		# the local table's answer, not forwarded.
+		run -0 xr -j route get "$XF_R1_IP6B" iif veth1 from "$XF_H1_IP6"
+		assert_equal "$(jq -r .reason <<<"$output")" not_forwarded
+		run -0 xr -j route get 2001:2:0:2:: iif veth1 from "$XF_H1_IP6"
+		assert_equal "$(jq -r .reason <<<"$output")" not_forwarded
+		# Any IPv6 route change (fib6_sernum) stops the table until a
+		# refresh; the packets still go through, by both tables.
+		in_r1 ip -6 route add 2001:2:0:8::/64 via "$XF_H2_IP6"
+		assert_equal "$(local_table "$XF_H2_IP6")" lookup
+		run -0 ping6 3 "$XF_H2_IP6" -q
+		assert_output --partial "3 packets transmitted, 3 received"
+		run -0 xr route detach all
+		run -0 attach $hook
+		assert_equal "$(local_table "$XF_H2_IP6")" "$(table_check)"
+		in_r1 ip -6 route del 2001:2:0:8::/64
+		run -0 xr route detach all
+	done
+}
+
+# delivered_to_r1: five echo requests from h1 to DST9 are answered (by r1,
+# which holds DST9's prefix as local) and none reaches h2.
+delivered_to_r1() {
+	local e
+	e=$(kstat "$XF_NS_H2" Icmp6InEchos)
+	run -0 ping6 5 $DST9 -q
+	assert_output --partial "5 packets transmitted, 5 received"
+	assert_equal "$(kstat "$XF_NS_H2" Icmp6InEchos)" "$e"
+}
+
+@test "IPv6 local table by addresses: an operator's local prefix keeps both lookups, and its traffic reaches r1" {
+	local hook
+	warm_up
+	# The main table sends DST9 to h2; the local table (searched first)
+	# makes it r1's: the kernel answers it itself. The main table
+	# alone would forward it.
+	in_r1 ip -6 route add $NET9 via "$XF_H2_IP6"
+	in_r1 ip -6 route add local $NET9 dev lo table local
+	delivered_to_r1
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		# Present at the attach: the table is refused.
+		run -0 attach $hook
+		assert_equal "$(local_table $DST9)" lookup
+		delivered_to_r1
+		run -0 xr route detach all
+		# Added after it: the table stops with the route change.
+		in_r1 ip -6 route del local $NET9 dev lo table local
+		run -0 attach $hook
+		assert_equal "$(local_table $DST9)" "$(table_check)"
+		in_r1 ip -6 route add local $NET9 dev lo table local
+		assert_equal "$(local_table $DST9)" lookup
+		delivered_to_r1
+		run -0 xr route detach all
+	done
+}
+
+@test "IPv6 local table by addresses: a policy rule keeps both lookups" {
+	local hook
+	warm_up
+	in_r1 ip -6 rule add from 2001:2:0:7::/64 table 100
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		assert_equal "$(local_table "$XF_H2_IP6")" lookup
+		run -0 ping6 3 "$XF_H2_IP6" -q
+		assert_output --partial "3 packets transmitted, 3 received"
+		run -0 xr route detach all
+	done
+}

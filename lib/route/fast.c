@@ -40,7 +40,12 @@
  *
  * xf_rt_local: the namespace's addresses, so traffic to r1 itself is
  * passed before the FIB lookup. A hint that only ever passes: see
- * xfwd_bpf.h. */
+ * xfwd_bpf.h.
+ *
+ * xf_rt_src4 and xf_rt_loc6 (the kctx build): the namespace's IPv4
+ * addresses for the source check, and its IPv6 local table so that the
+ * main table alone is looked up; authorities, each valid only while a
+ * counter of the kernel's is what it was at the walk (xfwd_bpf.h). */
 #include <errno.h>
 #include <net/if.h>
 #include <stdlib.h>
@@ -157,6 +162,8 @@ struct rt_addrs {
 	struct xf_route_local local[XF_RT_LOCAL_SLOTS];
 	struct xf_route_src4 src4[XF_RT_SRC4_BUCKETS];
 	bool src4_full;			/* an address found no room */
+	struct xf_route_loc6 loc6[XF_RT_LOC6_BUCKETS];
+	bool loc6_full;
 };
 
 static void rt_addr_add(int family, const uint8_t *addr, void *arg)
@@ -191,35 +198,59 @@ static void rt_addr_add(int family, const uint8_t *addr, void *arg)
 	t->src4_full = true;
 }
 
-/* The namespace's dev_addr_genid as the programs read it: xf_route_genid
- * run once. 0, -EOPNOTSUPP from the plain build (no table), or -errno. */
-static int rt_src4_genid(struct xf_inst *in, uint32_t *genid)
+/* The kernel's counters as the programs read them, xf_route_genid run
+ * once: the namespace's dev_addr_genid and fib6_sernum. 0, -EOPNOTSUPP
+ * from the plain build (no tables), or -errno. */
+static int rt_genids(struct xf_inst *in, uint32_t *genid, uint32_t *sernum)
 {
 	uint8_t pkt[64] = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt),
 		    .repeat = 1);
 	struct xf_route_src4 p = { 0 };
-	uint32_t key = XF_RT_SRC4_PROBE;
+	struct xf_route_loc6 p6 = { 0 };
+	uint32_t key = XF_RT_SRC4_PROBE, key6 = XF_RT_LOC6_PROBE;
 
 	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, &p, BPF_ANY) ||
+	    bpf_map_update_elem(in->fd[RT_MAP_LOC6], &key6, &p6, BPF_ANY) ||
 	    bpf_prog_test_run_opts(in->fd[RT_PROG_GENID], &o) ||
-	    bpf_map_lookup_elem(in->fd[RT_MAP_SRC4], &key, &p))
+	    bpf_map_lookup_elem(in->fd[RT_MAP_SRC4], &key, &p) ||
+	    bpf_map_lookup_elem(in->fd[RT_MAP_LOC6], &key6, &p6))
 		return -errno;
-	if (!p.a[1])
+	if (!p.a[1] || !p6.a[0][1])
 		return -EOPNOTSUPP;
 	*genid = p.a[0];
+	*sernum = p6.a[0][0];
 	return 0;
 }
 
-/* xf_rt_src4 from t, in the order xfwd_bpf.h gives: the table is marked
- * invalid, written, and marked valid for genid g0 only if the genid
- * after the walk is still g0 (no address came or went meanwhile). A set
- * that does not fit stays invalid: the reverse lookup decides. */
+/* An address of the IPv6 local table into its bucket of t->loc6. */
+static void rt_loc6_add(const uint8_t *addr, void *arg)
+{
+	static const uint32_t none[4];
+	struct rt_addrs *t = arg;
+	struct xf_route_loc6 *b;
+	uint32_t w[4];
+	int i;
+
+	memcpy(w, addr, sizeof(w));
+	b = &t->loc6[XF_RT_LOC6_BUCKET(w[3])];
+	for (i = 0; i < XF_RT_LOC6_WAYS; i++) {
+		if (!memcmp(b->a[i], w, sizeof(w)))
+			return;
+		if (!memcmp(b->a[i], none, sizeof(none))) {
+			memcpy(b->a[i], w, sizeof(w));
+			return;
+		}
+	}
+	t->loc6_full = true;
+}
+
 /* Entries 0..n-1 of an array map from vals, in one call. 0/-errno. */
 static int rt_array_write(int fd, const void *vals, uint32_t n)
 {
-	uint32_t keys[XF_RT_SRC4_BUCKETS > XF_RT_LOCAL_SLOTS ? XF_RT_SRC4_BUCKETS :
-		      XF_RT_LOCAL_SLOTS], i, count = n;
+	_Static_assert(XF_RT_SRC4_BUCKETS >= XF_RT_LOCAL_SLOTS &&
+		       XF_RT_SRC4_BUCKETS >= XF_RT_LOC6_BUCKETS, "keys[] too small");
+	uint32_t keys[XF_RT_SRC4_BUCKETS], i, count = n;
 
 	if (n > sizeof(keys) / sizeof(keys[0]))
 		return -E2BIG;
@@ -228,54 +259,62 @@ static int rt_array_write(int fd, const void *vals, uint32_t n)
 	return bpf_map_update_batch(fd, keys, vals, &count, NULL) ? -errno : 0;
 }
 
-static int rt_src4_write(struct xf_inst *in, const struct rt_addrs *t, uint32_t g0)
+/* A guarded table (xf_rt_src4, xf_rt_loc6), in the order xfwd_bpf.h
+ * gives: marked invalid by the caller before its walk, buckets 0..n-1
+ * written, then the header { valid, counter } at key n only if the
+ * counter read now is still c0 (nothing came or went meanwhile). A table
+ * that does not fit stays invalid: the lookups decide. */
+static int rt_table_write(struct xf_inst *in, int map, const void *buckets, uint32_t n,
+			  uint32_t c0)
 {
-	struct xf_route_src4 h = { { 0 } };
-	uint32_t key, g1;
+	uint32_t hdr[XF_RT_LOC6_WAYS * 4] = { 1, c0 }, g1, s1, key = n;
 	int err;
 
-	if (t->src4_full)
-		return 0;
-	err = rt_array_write(in->fd[RT_MAP_SRC4], t->src4, XF_RT_SRC4_BUCKETS);
-	if (err)
+	err = rt_array_write(in->fd[map], buckets, n);
+	if (!err)
+		err = rt_genids(in, &g1, &s1);
+	if (err || (map == RT_MAP_SRC4 ? g1 : s1) != c0)
 		return err;
-	err = rt_src4_genid(in, &g1);
-	if (err || g1 != g0)
-		return err;
-	key = XF_RT_SRC4_HDR;
-	h.a[0] = 1;
-	h.a[1] = g0;
-	return bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, &h, BPF_ANY) ? -errno : 0;
+	return bpf_map_update_elem(in->fd[map], &key, hdr, BPF_ANY) ? -errno : 0;
 }
 
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 {
-	struct xf_route_src4 invalid = { { 0 } };
-	uint32_t key = XF_RT_SRC4_HDR, g0 = 0;
+	uint32_t invalid[XF_RT_LOC6_WAYS * 4] = { 0 }, key = XF_RT_SRC4_HDR,
+		 key6 = XF_RT_LOC6_HDR, g0 = 0, s0 = 0;
+	int err, gerr, lerr = 1, werr;
 	struct rt_addrs *t;
-	int err, gerr, werr;
 
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		err = -ENOMEM;
 		goto out;
 	}
-	/* The table stops counting before anything in it changes. */
-	gerr = rt_src4_genid(in, &g0);
-	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, &invalid, BPF_ANY))
+	/* The tables stop counting before anything in them changes. */
+	gerr = rt_genids(in, &g0, &s0);
+	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, invalid, BPF_ANY) ||
+	    bpf_map_update_elem(in->fd[RT_MAP_LOC6], &key6, invalid, BPF_ANY))
 		gerr = -errno;
-	/* Without the addresses the hint is empty and the table invalid:
+	/* Without the addresses the hint is empty and the tables invalid:
 	 * every packet is looked up, as before. */
 	err = f->nl ? xf_addr_walk(f->nl, rt_addr_add, t) : -ENOTCONN;
+	if (!err && !gerr)
+		lerr = xf_route6_local(f->nl, rt_loc6_add, t);
 	if (err)
 		memset(t, 0, sizeof(*t));
 	werr = rt_array_write(in->fd[RT_MAP_LOCAL], t->local, XF_RT_LOCAL_SLOTS);
 	if (!err)
 		err = werr;
-	if (!err && !gerr)
-		err = rt_src4_write(in, t, g0);
+	if (!err && !gerr && !t->src4_full)
+		err = rt_table_write(in, RT_MAP_SRC4, t->src4, XF_RT_SRC4_BUCKETS, g0);
 	else if (!err && gerr != -EOPNOTSUPP)
 		err = gerr;
+	/* A local table with another route, or too full: both tables are
+	 * looked up. */
+	if (!err && !gerr && !lerr && !t->loc6_full)
+		err = rt_table_write(in, RT_MAP_LOC6, t->loc6, XF_RT_LOC6_BUCKETS, s0);
+	else if (!err && lerr < 0)
+		err = lerr;
 	free(t);
 out:
 	if (f->nl)

@@ -20,7 +20,8 @@ struct xf_link;
 
 /* The instance's programs and maps: fd[] of its struct xf_inst. */
 enum { RT_PROG_XDP, RT_PROG_TC, RT_MAP_TX, RT_MAP_IFCFG, RT_MAP_STATS, RT_MAP_TRACE,
-       RT_MAP_LOCAL, RT_MAP_IFC, RT_PROG_GENID, RT_MAP_SRC4, RT_MAP_VLAN, RT_NFDS };
+       RT_MAP_LOCAL, RT_MAP_IFC, RT_PROG_GENID, RT_MAP_SRC4, RT_MAP_VLAN,
+       RT_MAP_LOC6, RT_NFDS };
 
 /* The namespace's one route instance, pinned as XF_PIN_ROOT/ns<id>/route/. */
 extern const struct xf_inst_desc rt_inst_desc;
@@ -126,8 +127,8 @@ void rt_fast_peer(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg);
 /* Set (or clear) XF_RTIF_SRC_ANY of ifindex's cfg, whose rp_filter flags
  * are already current. */
 void rt_fast_source(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg);
-/* Write this namespace's addresses into xf_rt_local and xf_rt_src4, and
- * close. 0/-errno. */
+/* Write this namespace's addresses into xf_rt_local and xf_rt_src4, its
+ * IPv6 local table into xf_rt_loc6, and close. 0/-errno. */
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in);
 
 #endif
