@@ -226,7 +226,7 @@ int main(void)
 		uint64_t h = 0xcbf29ce484222325ULL;
 		const unsigned char *p;
 		int n0;
-		size_t b;
+		size_t b, e;
 
 		member(&m[0], "a", 0, two_exits, 5);
 		member(&m[1], "b", 1, with_sub, 7);
@@ -252,12 +252,22 @@ int main(void)
 		l->timed_fd = 5;
 		check_true(&c, !xf_chain_link(l, m, 2, &lo, f, 3, 4, 512) && shape_ok(l),
 			   "link timed", __LINE__);
-		check_true(&c, l->n == n0 + 2 * 21, "21 more insns per step", __LINE__);
+		/* 21 insns a step; 2 at the entry; the epilogue 59: the
+		 * verdict kept, the whole span closed (17), the calibration
+		 * (40), the verdict back. */
+		check_true(&c, l->n == n0 + 2 * 21 + 2 + 59, "21 more insns per step, 61 around",
+			   __LINE__);
 		check_true(&c, l->timed_off == -80, "timing slots at fp-80, fp-88", __LINE__);
-		for (b = 0, j = 0; j < l->disp_len; j++)
+		for (b = 0, e = 0, j = 0; j < l->disp_len; j++) {
 			b += l->in[j].code == (BPF_JMP | BPF_CALL) && !l->in[j].src_reg &&
 			     l->in[j].imm == BPF_FUNC_ktime_get_ns;
-		check_true(&c, b == 4, "two clock reads per step", __LINE__);
+			e += l->in[j].code == (BPF_JMP | BPF_EXIT);
+		}
+		check_true(&c, b == 2 * 2 + 6,
+			   "two clock reads per step, one at entry, five in the epilogue", __LINE__);
+		/* Every exit of the chain runs the epilogue: the one at its
+		 * end, and the counters' fail-closed exit before any timing. */
+		check_true(&c, e == 2, "one exit after the epilogue", __LINE__);
 		l->timed = false;
 		check_true(&c, !xf_chain_link(l, m, 2, &lo, f, 3, 4, 512) && l->n == n0 &&
 			   !memcmp(l->in, normal, n0 * sizeof(*normal)),
