@@ -150,22 +150,24 @@ build/systemd/%: systemd/%.in systemd/sandbox.inc build/systemd.sbindir | build/
 		-e 'd' -e '}' $< > $@
 
 # Fragments add their own targets (fuzz, check-kernels, ...) and append to
-# CHECK_EXTRA what make check runs after the main suite, and to
-# CHECK_BUILD what it builds before (with every CPU).
+# CHECK_EXTRA what make check runs after the main suite, to CHECK_BESIDE
+# what it runs at the same time (test/beside), and to CHECK_BUILD what it
+# builds before (with every CPU).
 CHECK_EXTRA :=
+CHECK_BESIDE :=
 CHECK_BUILD = all $(UNIT_BINS) $(BENCH_BINS) $(TEST_PROG_OBJS)
 include test/fuzz/fuzz.mk
 include test/vm/vm.mk
 
 # make check builds with every CPU, whatever -j it was given (CI runs a
 # plain "make check"): what the suite and the extras need (CHECK_BUILD),
-# then the tests, one at a time.
+# then the tests, one at a time, with CHECK_BESIDE beside them.
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 check: config.mk
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(CHECK_BUILD)
 	$(Q)scripts/install-deps
-	$(Q)test/run-all
+	$(Q)test/beside '$(if $(strip $(CHECK_BESIDE)),$(MAKE) --no-print-directory $(CHECK_BESIDE))' test/run-all
 	$(Q)$(if $(strip $(CHECK_EXTRA)),$(MAKE) --no-print-directory $(CHECK_EXTRA))
 
 check-unit: $(UNIT_BINS)

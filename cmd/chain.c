@@ -193,7 +193,7 @@ static int chain_del(struct xfwd *x, struct xf_args *a)
 	if (!dev || (!name && !all))
 		return arg_missing(a, !dev ? "dev IFNAME" : "name NAME or all");
 	err = xfwd_nl_locked(x, &nl);
-	return err ?: xf_chain_del(nl, dev, name);
+	return err ?: xf_chain_del_own(nl, dev, name);
 }
 
 static void chain_rules_str(const struct xf_chain_desc *d, int i, char *buf, size_t len)

@@ -631,3 +631,31 @@ EOF
 	udp 20
 	assert_equal "$(rx received)" 0
 }
+
+@test "chain del leaves route's member to route: refused by name, kept by del all, taken by route detach" {
+	xdp_ready
+	in_h1 ethtool -K veth0 tx off >/dev/null
+	run -0 xr route attach dev veth1 dev veth2 hook xdp
+	run -0 xr chain add dev veth1 obj "$PROGS/count.bpf.o" name c last
+	run -0 xr chain set dev veth1 name route on pass goto c
+	assert_equal "$(members)" "route c"
+	prog=$(prog_id)
+	run -2 xr chain del dev veth1 name route
+	assert_output --partial 'belongs to xfwd route'
+	assert_equal "$(prog_id)" "$prog"
+	# all: every member but route, whose goto to c is its default again.
+	run -0 xr chain del dev veth1 all
+	assert_equal "$(members)" "route"
+	assert_equal "$(rules route)" ""
+	fwd=$(ctr veth1 forwarded)
+	udp 40
+	assert_equal "$(rx received)" 40
+	(($(ctr veth1 forwarded) >= fwd + 40)) || fail "route forwarded $(ctr veth1 forwarded)"
+	# A second del all has nothing of its own to take.
+	run -0 xr chain del dev veth1 all
+	assert_equal "$(members)" "route"
+	# route takes its member, and the chain with it.
+	run -0 xr route detach all
+	run -0 xr -j chain show
+	assert_equal "$(jq -c '.interfaces' <<<"$output")" '[]'
+}

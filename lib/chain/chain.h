@@ -174,7 +174,14 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 int xf_chain_set(struct xf_nl *nl, const char *dev, const char *name,
 		 const struct xf_chain_add *rules);
 int xf_chain_order(struct xf_nl *nl, const char *dev, const char *const *names, int n);
+/* xf_chain_del: the member name, whoever put it there (route and redirect
+ * leave this way); NULL as xf_chain_del_own(). */
 int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name);
+/* chain del as the command line says it: a member route or redirect put
+ * there is refused by name (it leaves with its object), and all (name
+ * NULL) leaves those members running, their gotos to members that went
+ * back to the verdict's default; the chain goes when none is left. */
+int xf_chain_del_own(struct xf_nl *nl, const char *dev, const char *name);
 /* Remove what killed commands left of dev's chain (copies of objects that
  * are no member). 0/-errno. */
 int xf_chain_tidy(struct xf_nl *nl, const char *dev);

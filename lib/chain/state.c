@@ -100,27 +100,91 @@ static void chain_remove_all(struct chain_if *c)
 	xf_rmtree_prune(c->run);
 }
 
-int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name)
+/* A member that one of xfwd's own objects put there (route, redirect):
+ * it shares that object's maps, and leaves with its detach or del. */
+static bool chain_member_builtin(const struct xf_chain_desc_member *m)
 {
-	struct xf_chain_desc_member gone;
+	return m->maps[0];
+}
+
+/* The members' files and own maps, after a commit without them. */
+static void chain_forget(const struct chain_if *c, const struct xf_chain_desc_member *gone)
+{
 	char p[CHAIN_PATH_LEN + 64];
+
+	chain_obj_path(c, gone->name, p, sizeof(p));
+	unlink(p);
+	chain_src_path(c, gone->name, p, sizeof(p));
+	unlink(p);
+	if (!gone->maps[0]) {
+		chain_map_dir(c, gone, p, sizeof(p));
+		xf_pin_rmtree(p);
+	}
+}
+
+/* Every member of d but the built-in ones; gotos to a member that goes
+ * fall back to the verdict's default, as the member had before. The
+ * members that go into gone (*ngone of them). */
+static void chain_keep_builtin(struct xf_chain_desc *d, struct xf_chain_desc_member *gone,
+			       uint32_t *ngone)
+{
+	uint32_t i, k, v, n = 0;
+
+	*ngone = 0;
+	for (i = 0; i < d->n; i++) {
+		if (chain_member_builtin(&d->m[i]))
+			d->m[n++] = d->m[i];
+		else
+			gone[(*ngone)++] = d->m[i];
+	}
+	d->n = n;
+	for (i = 0; i < n; i++)
+		for (v = 0; v < XF_V_N; v++)
+			for (k = 0; k < *ngone; k++)
+				if (d->m[i].act[v] == XF_ACT_GOTO &&
+				    d->m[i].target[v] == gone[k].slot)
+					d->m[i].act[v] = XF_ACT_DEFAULT;
+}
+
+/* name: that member; NULL: every member but the built-in ones (the whole
+ * chain when there are none). own: refuse a built-in name. */
+static int chain_del(struct xf_nl *nl, const char *dev, const char *name, bool own)
+{
+	struct xf_chain_desc_member gone[XF_CHAIN_MAX];
 	struct xf_chain_desc d;
 	struct chain_if c;
-	uint32_t v, k;
+	uint32_t v, k, ngone = 1;
 	int i, err;
 
 	err = chain_if_existing(nl, dev, &c);
 	if (err)
 		goto out;
 	d = c.d;
-	if (!name || (c.d.n == 1 && chain_find_member(&c.d, name) == 0)) {
-		chain_remove_all(&c);
-		goto out;
+	if (!name) {
+		chain_keep_builtin(&d, gone, &ngone);
+		if (!d.n) {
+			chain_remove_all(&c);
+			goto out;
+		}
+		if (!ngone)
+			goto out;
+		goto commit;
 	}
 	i = chain_find_member(&d, name);
 	if (i < 0) {
 		fprintf(stderr, "Error: no member \"%s\" on %s.\n", name, dev);
 		err = -XF_EUSAGE;
+		goto out;
+	}
+	if (own && chain_member_builtin(&d.m[i])) {
+		fprintf(stderr, "Error: member \"%s\" on %s belongs to xfwd %s; it leaves "
+			"with \"xfwd %s %s dev %s\".\n", name, dev, name, name,
+			strcmp(name, "route") ? "del" : "detach", dev);
+		err = -XF_EUSAGE;
+		goto out;
+	}
+	if (d.n == 1) {
+		chain_remove_all(&c);
 		goto out;
 	}
 	for (k = 0; k < d.n; k++) {
@@ -133,23 +197,26 @@ int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name)
 			}
 		}
 	}
-	gone = d.m[i];
+	gone[0] = d.m[i];
 	memmove(&d.m[i], &d.m[i + 1], (d.n - i - 1) * sizeof(d.m[0]));
 	d.n--;
+commit:
 	err = chain_commit(&c, &d);
-	if (!err) {
-		chain_obj_path(&c, name, p, sizeof(p));
-		unlink(p);
-		chain_src_path(&c, name, p, sizeof(p));
-		unlink(p);
-		if (!gone.maps[0]) {
-			chain_map_dir(&c, &gone, p, sizeof(p));
-			xf_pin_rmtree(p);
-		}
-	}
+	for (k = 0; !err && k < ngone; k++)
+		chain_forget(&c, &gone[k]);
 out:
 	chain_if_close(&c);
 	return err;
+}
+
+int xf_chain_del(struct xf_nl *nl, const char *dev, const char *name)
+{
+	return chain_del(nl, dev, name, false);
+}
+
+int xf_chain_del_own(struct xf_nl *nl, const char *dev, const char *name)
+{
+	return chain_del(nl, dev, name, true);
 }
 
 static int chain_info(struct chain_if *c, struct xf_chain_info *ci, uint64_t *percpu,

@@ -11,8 +11,9 @@
 VM_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats test/flow.bats \
 	test/vlan.bats
 KERNELS ?= sid bookworm
-# make check runs a subset after the main suite (CHECK_EXTRA), as much as
-# CI's time allows (both kernels side by side, one vCPU each): the
+# make check runs a subset beside the main suite (CHECK_BESIDE, at a lower
+# priority, on the CPU the suite leaves idle), as much as CI's time allows
+# (both kernels side by side, one vCPU each): the
 # probes, redirect on tcx where there is tcx and on its cls_bpf fallback
 # where not, netkit (or its refusal), the peer-egress refusal, route's
 # pings on both hooks (or the refusal of hook tc), a chain with route, and
@@ -46,7 +47,7 @@ check-kernels: vm-tools
 check-kernels-ci: vm-tools
 	$(Q)XF_VM_PARALLEL=1 test/vm/check --filter '$(VM_CI_FILTER)' sid bookworm -- $(VM_CI_SUITES)
 
-CHECK_EXTRA += check-kernels-ci
+CHECK_BESIDE += check-kernels-ci
 
 # The netkit tests create their pairs with it, on every kernel; the
 # guests' tools are built with the rest.
