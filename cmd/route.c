@@ -133,6 +133,16 @@ static int route_detach(struct xfwd *x, struct xf_args *a)
 	return xf_route_detach(nl, devs, n, all);
 }
 
+static int route_refresh(struct xfwd *x, struct xf_args *a)
+{
+	int err;
+
+	if (arg_more(a))
+		return arg_unexpected(a);
+	err = xfwd_lock(x);
+	return err ?: xf_route_refresh();
+}
+
 static const char *route_family_name(uint32_t flags)
 {
 	flags = (flags & XF_RTIF_WANT_INET ? XF_RTIF_INET : 0) |
@@ -405,6 +415,7 @@ static const struct cmd route_cmds[] = {
 		"[ lookup { full | direct | flowtable } ] [ netfilter { check | bypass } ]",
 		XF_CMD_CHANGES },
 	{ "detach", route_detach, "{ dev IFNAME ... | all }", XF_CMD_CHANGES },
+	{ "refresh", route_refresh, "", XF_CMD_CHANGES },
 	{ "show", route_show, "[ dev IFNAME ]", XF_CMD_READS },
 	{ "get", route_get, "ADDRESS [ from ADDRESS ] [ iif IFNAME ] [ ttl N ] [ len N ] "
 		"[ proto { udp | tcp | icmp } ] [ sport PORT ] [ dport PORT ] [ vlan VLANID ]", XF_CMD_READS },

@@ -93,7 +93,7 @@ comp() {
 
 @test "verbs of every object, abbreviated objects too" {
 	comp "xfwd route "
-	assert_equal "$REPLY" "attach detach get help show"
+	assert_equal "$REPLY" "attach detach get help refresh show"
 	comp "xfwd chain "
 	assert_equal "$REPLY" "add del help order profile set show"
 	comp "xfwd redirect "

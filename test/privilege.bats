@@ -90,6 +90,7 @@ snapshot() {
 		route attach dev veth1 hook xdp
 		route detach all
 		route detach dev veth2
+		route refresh
 		chain add dev veth1 obj $PROGS/count.bpf.o
 		chain set dev veth1 name xf_pass on drop stop
 		chain order dev veth1 xf_pass

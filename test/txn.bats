@@ -110,3 +110,37 @@ load helpers/reliability
 	xdp_ready
 	fault_loop "redirect del dev veth1 all" -- redirect add dev veth1 to veth2 hook xdp
 }
+
+# refresh_maps: the maps route refresh rewrites, dumped.
+# (Hash maps dump in bucket order, which a rewrite may change: sorted.)
+refresh_maps() {
+	local m
+	for m in xf_rt_ifcfg xf_rt_ifc xf_tx_ports xf_rt_local xf_rt_src4 xf_rt_loc6 xf_rt_vlan; do
+		echo "map dump pinned $PIN_DIR/route/$m"
+	done | bpftool -j batch file - | jq -c '.[] | select(.command) | .output | sort_by(.key)'
+}
+
+@test "route refresh: a failed step puts every map it rewrites back as it was" {
+	local n rc out before tried=0
+	xt route attach dev veth1 dev veth2 hook tc
+	for ((n = 1; n < 500; n++)); do
+		# What refresh would read anew: an address, rp_filter.
+		in_r1 ip addr add "198.18.2.$((100 + n % 100))/32" dev lo
+		in_r1 sysctl -qw net.ipv4.conf.veth1.rp_filter=$((n % 2 ? 1 : 0))
+		before=$(refresh_maps)
+		rc=0
+		out=$(XFWD_FAULT=fail:$n xt route refresh 2>&1) || rc=$?
+		in_r1 ip addr del "198.18.2.$((100 + n % 100))/32" dev lo
+		[[ $out == *"fault: failing kernel call $n "* ]] || break
+		tried=$((tried + 1))
+		# A failure refresh may ignore (a check at the lock): it read anew.
+		((rc != 0)) || continue
+		((rc == 1)) || fail "refresh at fault $n: exit $rc: $out"
+		[[ $out == *Error:* ]] || fail "refresh failed at fault $n without an Error line: $out"
+		diff -u <(echo "$before") <(refresh_maps) >&2 ||
+			fail "refresh failed at fault $n and changed the maps: $out"
+	done
+	((rc == 0)) || fail "refresh failed with no fault at $n: $out"
+	((tried > 10)) || fail "only $tried faults"
+	echo "# route refresh: $tried faults injected" >&3
+}

@@ -97,6 +97,12 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 /* Detach from n devices (all: every member of this namespace, also of
  * interfaces that have gone). All or nothing. 0/-errno. */
 int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all);
+/* Read again what the fast path decides by and can change under it
+ * (rt_refresh(): the peers' XDP, rp_filter, forwarding and accept_local
+ * sysctls, the namespace's addresses, the VLAN devices), as attach and
+ * detach do, without touching a link. 0 also when nothing is attached;
+ * all or nothing; prints its own Error. */
+int xf_route_refresh(void);
 /* Detach the members whose interface has gone, telling r of each (for
  * xfwd gc). All or nothing. 0/-errno. */
 int xf_route_sweep(struct xf_nl *nl, const struct xf_gc_report *r);
