@@ -355,4 +355,20 @@ struct xf_redir_rule {
 				 * via[0..3], as in struct bpf_redir_neigh */
 };
 
+/*
+ * xdptrace.bpf.c: the kernel's XDP error tracepoints, counted by stats
+ * watch. HASH (struct xf_xdptrace_key) -> __u64 events, for the devices
+ * of one namespace.
+ */
+#define XF_XDPTRACE_REDIRECT_ERR 0	/* xdp:xdp_redirect_err, code -errno */
+#define XF_XDPTRACE_EXCEPTION 1		/* xdp:xdp_exception, code the action */
+#define XF_XDPTRACE_MAX 1024
+
+struct xf_xdptrace_key {
+	__u32 ifindex;
+	__u32 tp;		/* XF_XDPTRACE_* */
+	__s32 code;
+	__u32 pad;
+};
+
 #endif

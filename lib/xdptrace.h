@@ -8,10 +8,10 @@
 
 #include <stdint.h>
 
+#include "xfwd_bpf.h"		/* XF_XDPTRACE_REDIRECT_ERR, _EXCEPTION */
+
 struct xf_probe;
 struct xf_xdptrace;
-
-enum { XF_XDPTRACE_REDIRECT_ERR, XF_XDPTRACE_EXCEPTION };
 
 /* Load the counting programs and attach them to both tracepoints; they
  * count until xf_xdptrace_close(). 0/-errno; on failure why says in a
