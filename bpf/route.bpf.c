@@ -1001,11 +1001,17 @@ peer:
 		/* What the egress veth's xmit does to the skb on its way
 		 * into the peer's namespace (____dev_forward_skb(): a
 		 * cross-namespace scrub and priority 0), done here, since
-		 * bpf_redirect_peer() scrubs without clearing mark and
-		 * tstamp. eth_type_trans() on the peer would find its own
-		 * address: PACKET_HOST, as the redirect sets it. */
+		 * bpf_redirect_peer() scrubs without clearing the mark.
+		 * eth_type_trans() on the peer would find its own address:
+		 * PACKET_HOST, as the redirect sets it. skb->tstamp stays:
+		 * the kernel clears a receive timestamp on the way and the
+		 * peer's netif_rx() takes a new one when sockets want them
+		 * (netstamp_needed_key, the same switch that had r1's
+		 * taken), and it keeps a delivery time; writing 0 here
+		 * would lose both (the socket would stamp the packet only
+		 * when it is read, and the program's write clears the
+		 * delivery time's type at ingress). */
 		skb->mark = 0;
-		skb->tstamp = 0;
 		skb->priority = 0;
 		md.tflags |= XF_RTT_PEER;
 		xf_rt_done(&md, slot, reason, trace, cookie);

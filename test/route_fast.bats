@@ -83,6 +83,43 @@ tc_or_skip() {
 	assert_output --partial "5 packets transmitted, 5 received"
 }
 
+# rx_stamp: one datagram h1 -> h2:4000, read by h2 only after it has been
+# forwarded; prints when h2's kernel timestamp was taken ("arrival" or
+# "read", test/fixtures/rxstamp.py).
+rx_stamp() {
+	local d=$BATS_TEST_TMPDIR/stamp pid n
+	rm -rf "$d"
+	mkdir -p "$d"
+	mkfifo "$d/in"
+	n=$(kstat "$XF_NS_H2" IpInDelivers)
+	ip netns exec "$XF_NS_H2" /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/rxstamp.py" \
+		"$XF_H2_IP4" 4000 <"$d/in" >"$d/out" 3>&- &
+	pid=$!
+	BG_PID=$pid
+	exec 5>"$d/in"
+	wait_until 5 grep -q ready "$d/out"
+	in_h1 bash -c "echo x >/dev/udp/$XF_H2_IP4/4000"
+	wait_until 3 kstat_ge "$XF_NS_H2" IpInDelivers $((n + 1))
+	echo go >&5
+	exec 5>&-
+	wait "$pid" || true
+	BG_PID=
+	tail -n 1 "$d/out"
+}
+
+@test "hook tc: redirect_peer keeps the receive timestamp, as the kernel's way gives one on arrival" {
+	tc_or_skip
+	warm_up
+	run -0 rx_stamp
+	assert_output arrival
+	run -0 attach tc
+	# The way forwarded packets take here: into veth2's peer.
+	through_peer 10
+	run -0 rx_stamp
+	assert_output arrival
+	assert_equal "$(ctr veth1 forwarded)" 11
+}
+
 @test "hook tc: a qdisc on the egress (here one that drops all) keeps the egress way" {
 	tc_or_skip
 	warm_up

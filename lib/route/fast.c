@@ -22,8 +22,11 @@
  *    neither segments nor finishes checksums on E, and veth does not use
  *    the peer's NAPI (GRO) for a forwarded skb;
  *  - per packet (the program): the FIB's neighbour MAC is the peer's own,
- *    so PACKET_HOST is what eth_type_trans() would give; mark, tstamp and
- *    priority are cleared as the scrub and veth clear them.
+ *    so PACKET_HOST is what eth_type_trans() would give; mark and priority
+ *    are cleared as the scrub and veth clear them. The timestamp is left:
+ *    a receive timestamp it carries was taken on r1 (the peer's
+ *    netif_rx() would take a new one, under the same switch, a few hundred
+ *    ns later), and a delivery time goes through as the kernel lets it.
  * What differs and is not forwarding: E's tx counters and packet taps on E
  * do not see these packets (the peer's rx counters do).
  *
