@@ -402,22 +402,33 @@ static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
 }
 
 /* The destination is one of this namespace's own addresses, as far as the
- * xf_rt_local hint knows: the FIB lookup would say "not forwarded". */
-static __always_inline int xf_rt_is_local(const struct bpf_fib_lookup *fib)
+ * xf_rt_local hint knows: the FIB lookup would say "not forwarded". Read
+ * from the frame before its IP header is checked: whatever the header
+ * holds, such a packet is passed, and passing is exact (xfwd_bpf.h). */
+static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
 {
 	struct xf_route_local *l;
-	__u32 w3, key;
+	__u32 key;
 
-	w3 = fib->family == XF_AF_INET ? fib->ipv4_dst : fib->ipv6_dst[3];
-	key = XF_RT_LOCAL_SLOT(w3);
-	l = bpf_map_lookup_elem(&xf_rt_local, &key);
-	if (!l)
-		return 0;
-	if (fib->family == XF_AF_INET)
-		return l->v4 && l->v4 == fib->ipv4_dst;
-	return l->v6_set && l->v6[0] == fib->ipv6_dst[0] &&
-	       l->v6[1] == fib->ipv6_dst[1] && l->v6[2] == fib->ipv6_dst[2] &&
-	       l->v6[3] == fib->ipv6_dst[3];
+	if (v4) {
+		struct iphdr *iph = data + ETH_HLEN;
+
+		if ((void *)(iph + 1) > data_end)
+			return 0;
+		key = XF_RT_LOCAL_SLOT(iph->daddr);
+		l = bpf_map_lookup_elem(&xf_rt_local, &key);
+		return l && l->v4 && l->v4 == iph->daddr;
+	} else {
+		struct ipv6hdr *ip6h = data + ETH_HLEN;
+		const __u32 *d = ip6h->daddr.in6_u.u6_addr32;
+
+		if ((void *)(ip6h + 1) > data_end)
+			return 0;
+		key = XF_RT_LOCAL_SLOT(d[3]);
+		l = bpf_map_lookup_elem(&xf_rt_local, &key);
+		return l && l->v6_set && l->v6[0] == d[0] && l->v6[1] == d[1] &&
+		       l->v6[2] == d[2] && l->v6[3] == d[3];
+	}
 }
 
 #if XF_KCTX
@@ -605,6 +616,13 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		return XF_RR_OTHER_HOST;
 	}
 
+	/* Addressed to this namespace: the lookup would say so, and the
+	 * kernel checks the headers as it delivers. Not for route get,
+	 * which shows the FIB's own answer. */
+	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace &&
+	    xf_rt_is_local(data, data_end, proto == bpf_htons(ETH_P_IP)))
+		return XF_RR_NOT_FORWARDED;
+
 	fib->ifindex = md->iif;
 	if (proto == bpf_htons(ETH_P_IP))
 		r = xf_rt_parse4(data, data_end, md, &ttl);
@@ -626,11 +644,6 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		}
 	}
 #endif
-	/* Addressed to this namespace: the lookup would say so. Not for
-	 * route get, which shows the FIB's own answer. */
-	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && !(md->tflags & XF_RTT_LOC6) &&
-	    xf_rt_is_local(fib))
-		return XF_RR_NOT_FORWARDED;
 	md->saddr4 = fib->ipv4_src;
 	md->daddr4 = fib->ipv4_dst;
 
