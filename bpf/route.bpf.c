@@ -723,18 +723,24 @@ static __always_inline __s64 xf_rt_rewrite(void *data, void *data_end,
 		iph->ttl--;
 	} else {
 		struct ipv6hdr *ip6h = data + ETH_HLEN;
-		__u16 *w, old;
+		__u16 *w, old, new;
 
 		if ((void *)(ip6h + 1) > data_end)
 			return -1;
+		/* Next header and hop limit as one word: the hop limit is
+		 * its low byte in network order, above 1 here, so the word
+		 * minus one is the decrement. Written as the word, not
+		 * read back after a byte store (which would stall on the
+		 * store's forwarding). */
 		w = (__u16 *)&ip6h->nexthdr;
 		old = *w;
-		ip6h->hop_limit--;
+		new = old - bpf_htons(1);
+		*w = new;
 		if (macs) {
 			xf_mac_copy(eth->h_dest, md->fib.dmac);
 			xf_mac_copy(eth->h_source, md->fib.smac);
 		}
-		return (__u16)~old + (__u32)*w;
+		return (__u16)~old + (__u32)new;
 	}
 	if (macs) {
 		xf_mac_copy(eth->h_dest, md->fib.dmac);
