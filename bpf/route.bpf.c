@@ -73,6 +73,7 @@
 #define XF_PROF_SOURCE4 2	/* IPv4 local-source / rp_filter lookup */
 #define XF_PROF_LOCAL 4		/* the local-address hint */
 #define XF_PROF_LOC6 16		/* IPv6's local table from xf_rt_loc6 */
+#define XF_PROF_MTU6 32		/* tc, IPv6: the helper's route MTU left out */
 #define XF_PROF_WRITE 8		/* packet writes (PROG_RUN repeats reuse the
 				 * packet: a rewrite would change the next run) */
 #define XF_PROF_ON(stage) (!(XF_PROF_OFF & (stage)))
@@ -466,10 +467,11 @@ static __always_inline int xf_rt_in6(const __u32 *w, const __u32 *a)
 
 /* IPv6 without policy rules, while xf_rt_loc6 is the kernel's local table
  * (route_kctx.h, xfwd_bpf.h): XF_RR_NOT_FORWARDED for a destination in it,
- * else XF_RR_FORWARDED (the main table decides alone). XF_RR_MAX when both
- * tables must be looked up. */
+ * else XF_RR_FORWARDED (the main table decides alone), with *min_mtu the
+ * smallest route MTU metric. XF_RR_MAX when both tables must be looked
+ * up. */
 static __always_inline __u32 xf_rt_loc6_table(void *ctx, const __u32 *daddr,
-					      enum xf_rt_hook hook)
+					      enum xf_rt_hook hook, __u32 *min_mtu)
 {
 	struct net___xf *net = xf_kctx_net(ctx, hook == XF_RT_XDP);
 	struct xf_route_loc6 *h, *b;
@@ -480,6 +482,7 @@ static __always_inline __u32 xf_rt_loc6_table(void *ctx, const __u32 *daddr,
 	h = bpf_map_lookup_elem(&xf_rt_loc6, &key);
 	if (!h || !h->a[0][0] || h->a[0][1] != xf_kctx_sernum6(net))
 		return XF_RR_MAX;
+	*min_mtu = h->a[0][2];
 	key = XF_RT_LOC6_BUCKET(daddr[3]);
 	b = bpf_map_lookup_elem(&xf_rt_loc6, &key);
 	if (!b)
@@ -635,12 +638,30 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	 * answer for a local destination is the FIB's own, so route get
 	 * takes it too. */
 	if (XF_PROF_ON(XF_PROF_LOC6) && !md->v4 && !(md->cfl & XF_RTIF_DIRECT)) {
-		r = xf_rt_loc6_table(ctx, fib->ipv6_dst, hook);
+		__u32 min_mtu = 0;
+
+		r = xf_rt_loc6_table(ctx, fib->ipv6_dst, hook, &min_mtu);
 		if (r != XF_RR_MAX) {
 			md->tflags |= XF_RTT_LOC6;
 			if (r != XF_RR_FORWARDED)
 				return r;
 			flags |= BPF_FIB_LOOKUP_DIRECT;
+			/* A route's own MTU may hold it back (xfwd_bpf.h);
+			 * for GSO without a derived segment length, any. */
+			if (fib->tot_len > min_mtu ||
+			    (md->gso_segcheck && min_mtu != 0xffffffff))
+				return XF_RR_MTU;
+			/* Nothing but the egress device's MTU can stop a
+			 * packet of at most 1280 bytes now: ip6_forward()
+			 * clamps its limit to IPV6_MIN_MTU, PMTU exceptions
+			 * are no smaller, and no route's metric is below
+			 * this packet. tot_len 0 makes the helper check the
+			 * skb against the egress device instead of calling
+			 * ip6_mtu_from_fib6(). Not for route get, which
+			 * shows the route's MTU, nor for tagged packets. */
+			if (XF_PROF_ON(XF_PROF_MTU6) && hook == XF_RT_TC && !md->gso_size &&
+			    !md->vlan && !md->trace && fib->tot_len <= 1280)
+				fib->tot_len = 0;
 		}
 	}
 #endif
