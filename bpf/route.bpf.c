@@ -619,11 +619,12 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		return XF_RR_OTHER_HOST;
 	}
 
-	/* Addressed to this namespace: the lookup would say so, and the
-	 * kernel checks the headers as it delivers. Not for route get,
-	 * which shows the FIB's own answer. */
-	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace &&
-	    xf_rt_is_local(data, data_end, proto == bpf_htons(ETH_P_IP)))
+	/* IPv4 addressed to this namespace: the lookup would say so, and
+	 * the kernel checks the headers as it delivers. Not for route get,
+	 * which shows the FIB's own answer. (IPv6: after the local table by
+	 * addresses, which answers the same where it is valid.) */
+	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && proto == bpf_htons(ETH_P_IP) &&
+	    xf_rt_is_local(data, data_end, 1))
 		return XF_RR_NOT_FORWARDED;
 
 	fib->ifindex = md->iif;
@@ -665,6 +666,9 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		}
 	}
 #endif
+	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && !md->v4 &&
+	    !(md->tflags & XF_RTT_LOC6) && xf_rt_is_local(data, data_end, 0))
+		return XF_RR_NOT_FORWARDED;
 	md->saddr4 = fib->ipv4_src;
 	md->daddr4 = fib->ipv4_dst;
 
