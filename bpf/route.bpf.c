@@ -404,8 +404,9 @@ static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
 
 /* The destination is one of this namespace's own addresses, as far as the
  * xf_rt_local hint knows: the FIB lookup would say "not forwarded". Read
- * from the frame before its IP header is checked: whatever the header
- * holds, such a packet is passed, and passing is exact (xfwd_bpf.h). */
+ * from the frame, for IPv4 before its header is checked: whatever the
+ * header holds, such a packet is passed, and passing is exact
+ * (xfwd_bpf.h). */
 static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
 {
 	struct xf_route_local *l;
