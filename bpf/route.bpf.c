@@ -73,6 +73,7 @@
 #define XF_PROF_SOURCE4 2	/* IPv4 local-source / rp_filter lookup */
 #define XF_PROF_LOCAL 4		/* the local-address hint */
 #define XF_PROF_LOC6 16		/* IPv6's local table from xf_rt_loc6 */
+#define XF_PROF_MTU6 32		/* tc, IPv6: the helper's route MTU left out */
 #define XF_PROF_WRITE 8		/* packet writes (PROG_RUN repeats reuse the
 				 * packet: a rewrite would change the next run) */
 #define XF_PROF_ON(stage) (!(XF_PROF_OFF & (stage)))
@@ -402,22 +403,34 @@ static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
 }
 
 /* The destination is one of this namespace's own addresses, as far as the
- * xf_rt_local hint knows: the FIB lookup would say "not forwarded". */
-static __always_inline int xf_rt_is_local(const struct bpf_fib_lookup *fib)
+ * xf_rt_local hint knows: the FIB lookup would say "not forwarded". Read
+ * from the frame, for IPv4 before its header is checked: whatever the
+ * header holds, such a packet is passed, and passing is exact
+ * (xfwd_bpf.h). */
+static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
 {
 	struct xf_route_local *l;
-	__u32 w3, key;
+	__u32 key;
 
-	w3 = fib->family == XF_AF_INET ? fib->ipv4_dst : fib->ipv6_dst[3];
-	key = XF_RT_LOCAL_SLOT(w3);
-	l = bpf_map_lookup_elem(&xf_rt_local, &key);
-	if (!l)
-		return 0;
-	if (fib->family == XF_AF_INET)
-		return l->v4 && l->v4 == fib->ipv4_dst;
-	return l->v6_set && l->v6[0] == fib->ipv6_dst[0] &&
-	       l->v6[1] == fib->ipv6_dst[1] && l->v6[2] == fib->ipv6_dst[2] &&
-	       l->v6[3] == fib->ipv6_dst[3];
+	if (v4) {
+		struct iphdr *iph = data + ETH_HLEN;
+
+		if ((void *)(iph + 1) > data_end)
+			return 0;
+		key = XF_RT_LOCAL_SLOT(iph->daddr);
+		l = bpf_map_lookup_elem(&xf_rt_local, &key);
+		return l && l->v4 && l->v4 == iph->daddr;
+	} else {
+		struct ipv6hdr *ip6h = data + ETH_HLEN;
+		const __u32 *d = ip6h->daddr.in6_u.u6_addr32;
+
+		if ((void *)(ip6h + 1) > data_end)
+			return 0;
+		key = XF_RT_LOCAL_SLOT(d[3]);
+		l = bpf_map_lookup_elem(&xf_rt_local, &key);
+		return l && l->v6_set && l->v6[0] == d[0] && l->v6[1] == d[1] &&
+		       l->v6[2] == d[2] && l->v6[3] == d[3];
+	}
 }
 
 #if XF_KCTX
@@ -455,10 +468,11 @@ static __always_inline int xf_rt_in6(const __u32 *w, const __u32 *a)
 
 /* IPv6 without policy rules, while xf_rt_loc6 is the kernel's local table
  * (route_kctx.h, xfwd_bpf.h): XF_RR_NOT_FORWARDED for a destination in it,
- * else XF_RR_FORWARDED (the main table decides alone). XF_RR_MAX when both
- * tables must be looked up. */
+ * else XF_RR_FORWARDED (the main table decides alone), with *min_mtu the
+ * smallest route MTU metric. XF_RR_MAX when both tables must be looked
+ * up. */
 static __always_inline __u32 xf_rt_loc6_table(void *ctx, const __u32 *daddr,
-					      enum xf_rt_hook hook)
+					      enum xf_rt_hook hook, __u32 *min_mtu)
 {
 	struct net___xf *net = xf_kctx_net(ctx, hook == XF_RT_XDP);
 	struct xf_route_loc6 *h, *b;
@@ -469,6 +483,7 @@ static __always_inline __u32 xf_rt_loc6_table(void *ctx, const __u32 *daddr,
 	h = bpf_map_lookup_elem(&xf_rt_loc6, &key);
 	if (!h || !h->a[0][0] || h->a[0][1] != xf_kctx_sernum6(net))
 		return XF_RR_MAX;
+	*min_mtu = h->a[0][2];
 	key = XF_RT_LOC6_BUCKET(daddr[3]);
 	b = bpf_map_lookup_elem(&xf_rt_loc6, &key);
 	if (!b)
@@ -605,6 +620,14 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		return XF_RR_OTHER_HOST;
 	}
 
+	/* IPv4 addressed to this namespace: the lookup would say so, and
+	 * the kernel checks the headers as it delivers. Not for route get,
+	 * which shows the FIB's own answer. (IPv6: after the local table by
+	 * addresses, which answers the same where it is valid.) */
+	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && proto == bpf_htons(ETH_P_IP) &&
+	    xf_rt_is_local(data, data_end, 1))
+		return XF_RR_NOT_FORWARDED;
+
 	fib->ifindex = md->iif;
 	if (proto == bpf_htons(ETH_P_IP))
 		r = xf_rt_parse4(data, data_end, md, &ttl);
@@ -617,19 +640,35 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	 * answer for a local destination is the FIB's own, so route get
 	 * takes it too. */
 	if (XF_PROF_ON(XF_PROF_LOC6) && !md->v4 && !(md->cfl & XF_RTIF_DIRECT)) {
-		r = xf_rt_loc6_table(ctx, fib->ipv6_dst, hook);
+		__u32 min_mtu = 0;
+
+		r = xf_rt_loc6_table(ctx, fib->ipv6_dst, hook, &min_mtu);
 		if (r != XF_RR_MAX) {
 			md->tflags |= XF_RTT_LOC6;
 			if (r != XF_RR_FORWARDED)
 				return r;
 			flags |= BPF_FIB_LOOKUP_DIRECT;
+			/* A route's own MTU may hold it back (xfwd_bpf.h);
+			 * for GSO without a derived segment length, any. */
+			if (fib->tot_len > min_mtu ||
+			    (md->gso_segcheck && min_mtu != 0xffffffff))
+				return XF_RR_MTU;
+			/* Nothing but the egress device's MTU can stop a
+			 * packet of at most 1280 bytes now: ip6_forward()
+			 * clamps its limit to IPV6_MIN_MTU, PMTU exceptions
+			 * are no smaller, and no route's metric is below
+			 * this packet. tot_len 0 makes the helper check the
+			 * skb against the egress device instead of calling
+			 * ip6_mtu_from_fib6(). Not for route get, which
+			 * shows the route's MTU, nor for tagged packets. */
+			if (XF_PROF_ON(XF_PROF_MTU6) && hook == XF_RT_TC && !md->gso_size &&
+			    !md->vlan && !md->trace && fib->tot_len <= 1280)
+				fib->tot_len = 0;
 		}
 	}
 #endif
-	/* Addressed to this namespace: the lookup would say so. Not for
-	 * route get, which shows the FIB's own answer. */
-	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && !(md->tflags & XF_RTT_LOC6) &&
-	    xf_rt_is_local(fib))
+	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && !md->v4 &&
+	    !(md->tflags & XF_RTT_LOC6) && xf_rt_is_local(data, data_end, 0))
 		return XF_RR_NOT_FORWARDED;
 	md->saddr4 = fib->ipv4_src;
 	md->daddr4 = fib->ipv4_dst;
@@ -710,18 +749,24 @@ static __always_inline __s64 xf_rt_rewrite(void *data, void *data_end,
 		iph->ttl--;
 	} else {
 		struct ipv6hdr *ip6h = data + ETH_HLEN;
-		__u16 *w, old;
+		__u16 *w, old, new;
 
 		if ((void *)(ip6h + 1) > data_end)
 			return -1;
+		/* Next header and hop limit as one word: the hop limit is
+		 * its low byte in network order, above 1 here, so the word
+		 * minus one is the decrement. Written as the word, not
+		 * read back after a byte store (which would stall on the
+		 * store's forwarding). */
 		w = (__u16 *)&ip6h->nexthdr;
 		old = *w;
-		ip6h->hop_limit--;
+		new = old - bpf_htons(1);
+		*w = new;
 		if (macs) {
 			xf_mac_copy(eth->h_dest, md->fib.dmac);
 			xf_mac_copy(eth->h_source, md->fib.smac);
 		}
-		return (__u16)~old + (__u32)*w;
+		return (__u16)~old + (__u32)new;
 	}
 	if (macs) {
 		xf_mac_copy(eth->h_dest, md->fib.dmac);
@@ -1001,11 +1046,17 @@ peer:
 		/* What the egress veth's xmit does to the skb on its way
 		 * into the peer's namespace (____dev_forward_skb(): a
 		 * cross-namespace scrub and priority 0), done here, since
-		 * bpf_redirect_peer() scrubs without clearing mark and
-		 * tstamp. eth_type_trans() on the peer would find its own
-		 * address: PACKET_HOST, as the redirect sets it. */
+		 * bpf_redirect_peer() scrubs without clearing the mark.
+		 * eth_type_trans() on the peer would find its own address:
+		 * PACKET_HOST, as the redirect sets it. skb->tstamp stays:
+		 * the kernel clears a receive timestamp on the way and the
+		 * peer's netif_rx() takes a new one when sockets want them
+		 * (netstamp_needed_key, the same switch that had r1's
+		 * taken), and it keeps a delivery time; writing 0 here
+		 * would lose both (the socket would stamp the packet only
+		 * when it is read, and the program's write clears the
+		 * delivery time's type at ingress). */
 		skb->mark = 0;
-		skb->tstamp = 0;
 		skb->priority = 0;
 		md.tflags |= XF_RTT_PEER;
 		xf_rt_done(&md, slot, reason, trace, cookie);

@@ -229,11 +229,17 @@ struct xf_route_src4 {
  *  - bucket XF_RT_LOC6_BUCKET(last 32 bits) holds up to XF_RT_LOC6_WAYS
  *    addresses (all zero = empty way; :: is passed before the lookup);
  *    a table that does not fit, or holds any other route, is not used;
- *  - entry XF_RT_LOC6_HDR is { valid, sernum }: the table is the local
- *    table as it was when the kernel's net->ipv6.fib6_sernum was sernum.
- *    The kernel bumps that counter on every IPv6 route added, removed or
- *    changed in any table, so a program that reads the same value uses
- *    the table, and one that reads another looks up both tables;
+ *  - entry XF_RT_LOC6_HDR is { valid, sernum, min_mtu }: the table is the
+ *    local table as it was when the kernel's net->ipv6.fib6_sernum was
+ *    sernum. The kernel bumps that counter on every IPv6 route added,
+ *    removed or changed in any table, so a program that reads the same
+ *    value uses the table, and one that reads another looks up both
+ *    tables. min_mtu is the smallest MTU metric of any IPv6 route then
+ *    (0xffffffff: none has one): ip6_finish_output() holds a forwarded
+ *    packet to its route's metric, which bpf_fib_lookup() does not see
+ *    unless it is locked, so a packet longer than min_mtu is passed; one
+ *    of at most IPV6_MIN_MTU bytes and min_mtu no route's MTU can stop
+ *    (route.bpf.c, xf_rt_decide());
  *  - entry XF_RT_LOC6_PROBE is written by xf_route_genid: { sernum, 1 }.
  * Userspace writes it in the order of xf_rt_src4 (rt_fast_end()).
  */

@@ -2,6 +2,7 @@
 /* Routes of the namespace, for the route fast path's shortcuts
  * (lib/route/fast.c). */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -66,7 +67,19 @@ struct local6 {
 	void (*cb)(const uint8_t *addr, void *arg);
 	void *arg;
 	int other;
+	uint32_t min_mtu;
 };
+
+/* The route's own MTU (RTAX_MTU in RTA_METRICS), 0 when it has none. */
+static uint32_t metric_mtu(const struct nlattr *metrics)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, metrics)
+		if (mnl_attr_get_type(a) == RTAX_MTU && mnl_attr_get_payload_len(a) >= 4)
+			return mnl_attr_get_u32(a);
+	return 0;
+}
 
 /* Under ff00::/8 or fe80::/10: a route no forwarded destination meets. */
 static int never_forwarded(const uint8_t *dst, int len)
@@ -80,7 +93,7 @@ static int local6_cb(const struct nlmsghdr *nlh, void *arg)
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	struct local6 *l = arg;
 	uint8_t dst[16] = { 0 };
-	uint32_t table;
+	uint32_t table, mtu = 0;
 	const struct nlattr *a;
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE || rtm->rtm_family != AF_INET6)
@@ -91,11 +104,16 @@ static int local6_cb(const struct nlmsghdr *nlh, void *arg)
 			table = mnl_attr_get_u32(a);
 		if (mnl_attr_get_type(a) == RTA_DST && mnl_attr_get_payload_len(a) >= 16)
 			memcpy(dst, mnl_attr_get_payload(a), 16);
+		if (mnl_attr_get_type(a) == RTA_METRICS)
+			mtu = metric_mtu(a);
 	}
-	if (table != RT_TABLE_LOCAL || never_forwarded(dst, rtm->rtm_dst_len))
-		return 0;
 	/* A cached route (an exception) is not in the table's tree. */
 	if (rtm->rtm_flags & RTM_F_CLONED)
+		return 0;
+	/* Any table's: the walk is the dump of all of them anyway. */
+	if (mtu && mtu < l->min_mtu)
+		l->min_mtu = mtu;
+	if (table != RT_TABLE_LOCAL || never_forwarded(dst, rtm->rtm_dst_len))
 		return 0;
 	if (rtm->rtm_dst_len == 128 && !rtm->rtm_src_len &&
 	    (rtm->rtm_type == RTN_LOCAL || rtm->rtm_type == RTN_ANYCAST))
@@ -105,14 +123,16 @@ static int local6_cb(const struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-int xf_route6_local(struct xf_nl *nl, void (*cb)(const uint8_t *addr, void *arg), void *arg)
+int xf_route6_local(struct xf_nl *nl, void (*cb)(const uint8_t *addr, void *arg), void *arg,
+		    uint32_t *min_mtu)
 {
 	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETROUTE, NLM_F_DUMP);
 	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	struct local6 l = { .cb = cb, .arg = arg };
+	struct local6 l = { .cb = cb, .arg = arg, .min_mtu = UINT32_MAX };
 	int err;
 
 	rtm->rtm_family = AF_INET6;
 	err = xf_nl_dump(nl, nlh, local6_cb, &l);
+	*min_mtu = l.min_mtu;
 	return err ?: l.other;
 }

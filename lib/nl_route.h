@@ -17,7 +17,10 @@ int xf_route4_realms(struct xf_nl *nl);
  * local or anycast route; routes under ff00::/8 and fe80::/10 are left
  * out (their destinations are never forwarded). 0 when that is all the
  * table holds, 1 when it holds any other route (an operator's local
- * prefix, a blackhole, ...), -errno when it cannot be read. */
-int xf_route6_local(struct xf_nl *nl, void (*cb)(const uint8_t *addr, void *arg), void *arg);
+ * prefix, a blackhole, ...), -errno when it cannot be read. *min_mtu:
+ * the smallest MTU metric of any IPv6 route in any table (locked or not;
+ * exceptions left out), UINT32_MAX when none has one. */
+int xf_route6_local(struct xf_nl *nl, void (*cb)(const uint8_t *addr, void *arg), void *arg,
+		    uint32_t *min_mtu);
 
 #endif

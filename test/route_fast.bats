@@ -83,6 +83,43 @@ tc_or_skip() {
 	assert_output --partial "5 packets transmitted, 5 received"
 }
 
+# rx_stamp: one datagram h1 -> h2:4000, read by h2 only after it has been
+# forwarded; prints when h2's kernel timestamp was taken ("arrival" or
+# "read", test/fixtures/rxstamp.py).
+rx_stamp() {
+	local d=$BATS_TEST_TMPDIR/stamp pid n
+	rm -rf "$d"
+	mkdir -p "$d"
+	mkfifo "$d/in"
+	n=$(kstat "$XF_NS_H2" IpInDelivers)
+	ip netns exec "$XF_NS_H2" /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/rxstamp.py" \
+		"$XF_H2_IP4" 4000 <"$d/in" >"$d/out" 3>&- &
+	pid=$!
+	BG_PID=$pid
+	exec 5>"$d/in"
+	wait_until 5 grep -q ready "$d/out"
+	in_h1 bash -c "echo x >/dev/udp/$XF_H2_IP4/4000"
+	wait_until 3 kstat_ge "$XF_NS_H2" IpInDelivers $((n + 1))
+	echo go >&5
+	exec 5>&-
+	wait "$pid" || true
+	BG_PID=
+	tail -n 1 "$d/out"
+}
+
+@test "hook tc: redirect_peer keeps the receive timestamp, as the kernel's way gives one on arrival" {
+	tc_or_skip
+	warm_up
+	run -0 rx_stamp
+	assert_output arrival
+	run -0 attach tc
+	# The way forwarded packets take here: into veth2's peer.
+	through_peer 10
+	run -0 rx_stamp
+	assert_output arrival
+	assert_equal "$(ctr veth1 forwarded)" 11
+}
+
 @test "hook tc: a qdisc on the egress (here one that drops all) keeps the egress way" {
 	tc_or_skip
 	warm_up
@@ -496,4 +533,78 @@ delivered_to_r1() {
 		assert_output --partial "3 packets transmitted, 3 received"
 		run -0 xr route detach all
 	done
+}
+
+# IPv6 route MTUs. ip6_finish_output() holds a forwarded packet to its
+# route's MTU metric, locked or not, which bpf_fib_lookup() sees only when
+# it is locked; with the local table by addresses, the program knows the
+# smallest metric of any IPv6 route (xfwd_bpf.h) and passes what is longer.
+mtu6_or_skip() {
+	if kernel_lacks kern_ctx; then
+		skip "route MTU metrics are seen with the local table by addresses (Linux 6.2)"
+	fi
+}
+
+# big6 SIZE: a ping of SIZE bytes h1 -> h2 with DF, h1's learned path MTUs
+# forgotten first (h1 would refuse to send it itself otherwise).
+big6() {
+	ip -n "$XF_NS_H1" -6 route flush cache
+	ping6 1 "$XF_H2_IP6" -s "$1" -M do
+}
+
+@test "IPv6 route MTU: longer than a route's own MTU is passed, as the kernel holds it back, on both hooks" {
+	local hook before
+	mtu6_or_skip
+	warm_up
+	in_r1 ip -6 route replace "$XF_H2_IP6/128" via "$XF_H2_IP6" dev veth2 mtu 1300
+	run -1 big6 1300
+	assert_output --partial "Packet too big: mtu=1300"
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		run -1 big6 1300
+		assert_output --partial "Packet too big: mtu=1300"
+		assert_equal "$(ctr veth1 mtu)" 1
+		assert_equal "$(ctr veth1 forwarded)" 0
+		# Within the route's MTU: forwarded.
+		run -0 ping6 3 "$XF_H2_IP6" -s 1200 -q
+		assert_output --partial "3 packets transmitted, 3 received"
+		assert_equal "$(ctr veth1 forwarded)" 3
+		run -0 xr route detach all
+	done
+}
+
+@test "IPv6 on tc: a packet of at most 1280 bytes leaves the route's MTU to the device only while no route's MTU is below it" {
+	tc_or_skip
+	mtu6_or_skip
+	warm_up
+	in_r1 ip -6 route replace "$XF_H2_IP6/128" via "$XF_H2_IP6" dev veth2 mtu lock 1000
+	run -0 attach tc
+	run -1 big6 1100
+	assert_output --partial "Packet too big: mtu=1000"
+	assert_equal "$(ctr veth1 mtu)" 1
+	assert_equal "$(ctr veth1 forwarded)" 0
+}
+
+@test "IPv6 on tc: longer than 1280 bytes, a PMTU exception of r1's still stops it" {
+	tc_or_skip
+	mtu6_or_skip
+	warm_up
+	# h2 tells r1 that a packet r1 sent it was too big for 1300: the
+	# kernel keeps an exception (a cached route with mtu 1300) for h2.
+	in_h2 /usr/bin/python3 -c 'import sys
+from scapy.all import IPv6, ICMPv6PacketTooBig, ICMPv6EchoRequest, Raw, send, conf
+conf.verb = 0
+r1, h2 = sys.argv[1:]
+inner = IPv6(src=r1, dst=h2) / ICMPv6EchoRequest() / Raw(b"x" * 1400)
+send(IPv6(src=h2, dst=r1) / ICMPv6PacketTooBig(mtu=1300) / bytes(inner)[:1232])' \
+		"$XF_R1_IP6B" "$XF_H2_IP6"
+	wait_until 3 bash -c "ip -n $XF_NS_R1 -6 route get $XF_H2_IP6 | grep -q 'mtu 1300'"
+	run -1 big6 1300
+	assert_output --partial "Packet too big: mtu=1300"
+	run -0 attach tc
+	run -1 big6 1300
+	assert_output --partial "Packet too big: mtu=1300"
+	assert_equal "$(ctr veth1 mtu)" 1
+	assert_equal "$(ctr veth1 forwarded)" 0
 }

@@ -22,8 +22,11 @@
  *    neither segments nor finishes checksums on E, and veth does not use
  *    the peer's NAPI (GRO) for a forwarded skb;
  *  - per packet (the program): the FIB's neighbour MAC is the peer's own,
- *    so PACKET_HOST is what eth_type_trans() would give; mark, tstamp and
- *    priority are cleared as the scrub and veth clear them.
+ *    so PACKET_HOST is what eth_type_trans() would give; mark and priority
+ *    are cleared as the scrub and veth clear them. The timestamp is left:
+ *    a receive timestamp it carries was taken on r1 (the peer's
+ *    netif_rx() would take a new one, under the same switch, a few hundred
+ *    ns later), and a delivery time goes through as the kernel lets it.
  * What differs and is not forwarding: E's tx counters and packet taps on E
  * do not see these packets (the peer's rx counters do).
  *
@@ -164,6 +167,7 @@ struct rt_addrs {
 	bool src4_full;			/* an address found no room */
 	struct xf_route_loc6 loc6[XF_RT_LOC6_BUCKETS];
 	bool loc6_full;
+	uint32_t loc6_mtu;		/* the smallest IPv6 route MTU metric */
 };
 
 static void rt_addr_add(int family, const uint8_t *addr, void *arg)
@@ -262,12 +266,13 @@ static int rt_array_write(int fd, const void *vals, uint32_t n)
 /* A guarded table (xf_rt_src4, xf_rt_loc6), in the order xfwd_bpf.h
  * gives: marked invalid by the caller before its walk, buckets 0..n-1
  * written, then the header { valid, counter } at key n only if the
- * counter read now is still c0 (nothing came or went meanwhile). A table
- * that does not fit stays invalid: the lookups decide. */
+ * counter read now is still c0 (nothing came or went meanwhile), with
+ * extra as its third word. A table that does not fit stays invalid: the
+ * lookups decide. */
 static int rt_table_write(struct xf_inst *in, int map, const void *buckets, uint32_t n,
-			  uint32_t c0)
+			  uint32_t c0, uint32_t extra)
 {
-	uint32_t hdr[XF_RT_LOC6_WAYS * 4] = { 1, c0 }, g1, s1, key = n;
+	uint32_t hdr[XF_RT_LOC6_WAYS * 4] = { 1, c0, extra }, g1, s1, key = n;
 	int err;
 
 	err = rt_array_write(in->fd[map], buckets, n);
@@ -299,20 +304,21 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	 * every packet is looked up, as before. */
 	err = f->nl ? xf_addr_walk(f->nl, rt_addr_add, t) : -ENOTCONN;
 	if (!err && !gerr)
-		lerr = xf_route6_local(f->nl, rt_loc6_add, t);
+		lerr = xf_route6_local(f->nl, rt_loc6_add, t, &t->loc6_mtu);
 	if (err)
 		memset(t, 0, sizeof(*t));
 	werr = rt_array_write(in->fd[RT_MAP_LOCAL], t->local, XF_RT_LOCAL_SLOTS);
 	if (!err)
 		err = werr;
 	if (!err && !gerr && !t->src4_full)
-		err = rt_table_write(in, RT_MAP_SRC4, t->src4, XF_RT_SRC4_BUCKETS, g0);
+		err = rt_table_write(in, RT_MAP_SRC4, t->src4, XF_RT_SRC4_BUCKETS, g0, 0);
 	else if (!err && gerr != -EOPNOTSUPP)
 		err = gerr;
 	/* A local table with another route, or too full: both tables are
 	 * looked up. */
 	if (!err && !gerr && !lerr && !t->loc6_full)
-		err = rt_table_write(in, RT_MAP_LOC6, t->loc6, XF_RT_LOC6_BUCKETS, s0);
+		err = rt_table_write(in, RT_MAP_LOC6, t->loc6, XF_RT_LOC6_BUCKETS, s0,
+				     t->loc6_mtu);
 	else if (!err && lerr < 0)
 		err = lerr;
 	free(t);
