@@ -107,7 +107,7 @@ two_vlans() {
 # id; the trunk joins the same program on the parent, and the program
 # leaves the parent with the last member that runs there.
 show_shared() {
-	local hook=$1 prog
+	local hook=$1
 	need_vlan
 	vlan_side 1 100
 	wait_until 5 vlan_ready
@@ -126,9 +126,13 @@ show_shared() {
 	assert_equal "$stderr" "Error: veth1 runs the fast path on hook $hook for its VLAN devices; attach it with hook $hook."
 	run -0 xr route attach dev veth1
 	assert_equal "$(xr -j route show dev veth1 | jq -r '.interfaces[0].hook')" "$hook"
-	prog=$([[ $hook == tc ]] && echo xf_route_tc || echo 'xdp.*id')
-	run -0 in_r1 bpftool net show dev veth1
-	assert_equal "$(grep -Ec "$prog" <<<"$output")" 1
+	if [[ $hook == tc ]]; then
+		run -0 in_r1 bpftool net show dev veth1
+		assert_equal "$(grep -c xf_route_tc <<<"$output")" 1
+	else
+		run -0 ip -n "$XF_NS_R1" -d link show dev veth1
+		assert_equal "$(grep -c prog/xdp <<<"$output")" 1
+	fi
 	run -0 xr route detach dev veth1
 	vlan_pings 2
 	assert_equal "$(ctr veth1.100 forwarded)" 4

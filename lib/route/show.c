@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "nl_link.h"
+#include "probe.h"
 #include "route/route.h"
 #include "internal.h"
 #include "xbpf.h"
@@ -100,9 +101,11 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 
 		bpf_xdp_query(ifindex, 0, &q);
 		ri->why = rt_hook_why(l.kind, q.feature_flags, &h);
+		/* A VLAN device or its parent took the hook of the link
+		 * they share, or there was no tcx. */
 		if (h != ri->hook)
-			ri->why = l.vlan.is ? "auto: its parent runs the program on xdp" :
-					      "auto: no tcx in this kernel";
+			ri->why = !xf_tcx_available(ifindex) ? "auto: no tcx in this kernel" :
+				  "auto: its program runs on xdp there already";
 	} else {
 		ri->why = ri->hook == XF_HOOK_XDP ? "hook xdp given" : "hook tc given";
 	}
