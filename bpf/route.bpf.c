@@ -1100,6 +1100,7 @@ int xf_route_genid(struct xdp_md *ctx)
 	if (p) {
 		p->a[0] = xf_kctx_genid(net);
 		p->a[1] = 1;
+		xf_rt_vlan_genid_probe(net, p->a);
 	}
 	key = XF_RT_LOC6_PROBE;
 	p6 = bpf_map_lookup_elem(&xf_rt_loc6, &key);

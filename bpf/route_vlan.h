@@ -31,9 +31,12 @@
  *
  * The map is as exact as the last xfwd command left it; the device may
  * have gone down since, and vlan_do_receive() drops what reaches a VLAN
- * device that is down. The build with XF_KCTX reads that from the kernel
- * (xf_rt_vlan_live(): the parent's VLAN group gives the device the tag
- * goes to, its flags, ifindex and namespace; vlan_down when it is not up).
+ * device that is down. The build with XF_KCTX reads that from the kernel:
+ * while net->ipv4.rt_genid is the value the entry was written at, no
+ * device has gone down or away since (struct xf_route_vlan); otherwise
+ * xf_rt_vlan_live() reads the device the tag goes to from the parent's
+ * VLAN group (its flags, ifindex and namespace; vlan_down when it is not
+ * up), three kernel reads a packet, until the next command.
  * The plain build, or a kernel whose 802.1Q module was not loaded when
  * the program was, has only the FIB: every route through a device goes
  * when it goes down (IPv4 fib_sync_down_dev(), IPv6 rt6_sync_down_dev()).
@@ -94,6 +97,36 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 #define XF_IFF_UP 1
 
+struct netns_ipv4___xfv {
+	__u8 sysctl_ip_fwd_update_priority;
+	atomic_t___xf rt_genid;
+} __attribute__((preserve_access_index));
+
+struct net___xfv {
+	struct netns_ipv4___xfv ipv4;
+} __attribute__((preserve_access_index));
+
+/* net.ipv4.ip_forward_update_priority, as ip_forward() reads it: 1, 0,
+ * or -1 when the kernel has no such field. */
+static __always_inline int xf_rt_vlan_fwd_prio(void *ctx)
+{
+	struct net___xfv *net = (void *)xf_kctx_net(ctx, 1);
+
+	if (!bpf_core_field_exists(net->ipv4.sysctl_ip_fwd_update_priority))
+		return -1;
+	return !!net->ipv4.sysctl_ip_fwd_update_priority;
+}
+
+/* net->ipv4.rt_genid (see struct xf_route_vlan), or 0 with *ok 0 when the
+ * kernel has no such field. */
+static __always_inline __u32 xf_rt_vlan_rtgen(struct net___xf *n, int *ok)
+{
+	struct net___xfv *net = (void *)n;
+
+	*ok = bpf_core_field_exists(net->ipv4.rt_genid);
+	return *ok ? net->ipv4.rt_genid.counter : 0;
+}
+
 /* What vlan_do_receive() finds for the tag (ad, vid) on the parent the
  * packet arrived on: 1 when it is the device ifindex of this namespace
  * and up, 0 when not, -1 when the program cannot read it (no 802.1Q
@@ -153,9 +186,15 @@ static __always_inline __u32 xf_rt_vlan_in(void *ctx, enum xf_rt_hook hook, stru
 		md->pkt_type = XF_PKT_BY_MAC;
 #if XF_KCTX
 	{
-		int live = xf_rt_vlan_live(ctx, hook, proto == bpf_htons(ETH_P_8021AD), vid,
-					   v->ifindex);
+		int live = 0, ok;
+		__u32 gen = xf_rt_vlan_rtgen(xf_kctx_net(ctx, hook == XF_RT_XDP), &ok);
 
+		/* Up then, and no device has gone down or away since. */
+		if (ok && v->gen_ok && v->gen == gen)
+			live = 1;
+		else
+			live = xf_rt_vlan_live(ctx, hook, proto == bpf_htons(ETH_P_8021AD), vid,
+					       v->ifindex);
 		if (!live)
 			return XF_RR_VLAN_DOWN;
 		if (live > 0)
@@ -200,26 +239,6 @@ static __always_inline void xf_vlan_macs(void *dst, const void *src)
 static __always_inline __u32 xf_tos2prio(__u8 tos);
 static __always_inline struct xf_route_ifcfg *xf_rt_cfg(__u32 ifindex);
 
-#if XF_KCTX
-struct netns_ipv4___xfv {
-	__u8 sysctl_ip_fwd_update_priority;
-} __attribute__((preserve_access_index));
-
-struct net___xfv {
-	struct netns_ipv4___xfv ipv4;
-} __attribute__((preserve_access_index));
-
-/* net.ipv4.ip_forward_update_priority, as ip_forward() reads it: 1, 0,
- * or -1 when the kernel has no such field. */
-static __always_inline int xf_rt_vlan_fwd_prio(void *ctx)
-{
-	struct net___xfv *net = (void *)xf_kctx_net(ctx, 1);
-
-	if (!bpf_core_field_exists(net->ipv4.sysctl_ip_fwd_update_priority))
-		return -1;
-	return !!net->ipv4.sysctl_ip_fwd_update_priority;
-}
-#endif
 
 /* xdp: the tag a packet forwarded to md->fib.ifindex leaves with, into
  * *tag as it goes in the frame (TPID, TCI), 0 when the egress is no VLAN
@@ -266,6 +285,19 @@ static __always_inline __u32 xf_rt_vlan_xdp_out(void *ctx, struct xf_rt_md *md, 
 	*tag = v->proto | ((__u32)bpf_htons(v->vid | qos) << 16);
 	return XF_RR_FORWARDED;
 }
+
+#if XF_KCTX
+/* xf_route_genid: the namespace's rt_genid for userspace (struct
+ * xf_route_vlan), into p[2], p[3] = 1 where the kernel has it. */
+static __always_inline void xf_rt_vlan_genid_probe(struct net___xf *net, __u32 *p)
+{
+	int ok;
+	__u32 gen = xf_rt_vlan_rtgen(net, &ok);
+
+	p[2] = gen;
+	p[3] = ok;
+}
+#endif
 
 /* A reverse lookup's answer (rc, its egress oif): through md->iif. */
 static __always_inline __u32 xf_rt_vlan_back_rc(int rc, __u32 oif, const struct xf_rt_md *md)

@@ -154,6 +154,15 @@ struct xf_route_vlan {
 	__u16 vid;		/* OUT: the VLAN id */
 	__u32 qflags;		/* OUT: XF_RT_VLAN_QOS_* */
 	__u16 qos[XF_RT_VLAN_QOS_N];	/* OUT: PCP << 13 by skb->priority */
+	/* IN, the build with XF_KCTX: the device was up while the
+	 * namespace's net->ipv4.rt_genid was gen (gen_ok 1). The kernel
+	 * bumps that counter whenever a device goes down or away (IPv4's
+	 * fib_disable_ip() flushes the route cache), so a program reading
+	 * the same value needs to read nothing else; another value sends
+	 * it to the device itself (route_vlan.h). xf_route_genid writes the
+	 * counter to xf_rt_src4[XF_RT_SRC4_PROBE] as a[2], a[3] = 1. */
+	__u32 gen;
+	__u32 gen_ok;
 };
 
 /* xf_rt_ifcfg: HASH, key = ifindex (__u32). Written before the program is

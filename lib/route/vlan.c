@@ -156,18 +156,49 @@ static bool rt_vlan_entry(struct xf_nl *nl, uint32_t ifindex, struct rt_vlan_ent
 	return true;
 }
 
+/* The namespace's rt_genid as the kctx build reads it (xf_route_genid run
+ * once, struct xf_route_vlan): 0, or -errno (-EOPNOTSUPP: not readable). */
+static int rt_vlan_rtgen(struct xf_inst *in, uint32_t *gen)
+{
+	uint8_t pkt[64] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt),
+		    .repeat = 1);
+	struct xf_route_src4 p = { 0 };
+	uint32_t key = XF_RT_SRC4_PROBE;
+
+	if (in->fd[RT_PROG_GENID] < 0 || in->fd[RT_MAP_SRC4] < 0)
+		return -EOPNOTSUPP;
+	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, &p, BPF_ANY) ||
+	    bpf_prog_test_run_opts(in->fd[RT_PROG_GENID], &o) ||
+	    bpf_map_lookup_elem(in->fd[RT_MAP_SRC4], &key, &p))
+		return -errno;
+	if (!p.a[3])
+		return -EOPNOTSUPP;
+	*gen = p.a[2];
+	return 0;
+}
+
 int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, int n)
 {
 	struct rt_vlan_ent ents[XF_RT_VLAN_MAX];
 	uint64_t keys[XF_RT_VLAN_MAX], next, *prev = NULL;
 	int cnt = 0, nk = 0, i, j, err = 0;
+	uint32_t gen = 0;
+	bool gen_ok;
 
 	if (in->fd[RT_MAP_VLAN] < 0)
 		return 0;
+	/* The counter before the links are read: a device that goes down
+	 * after it was read up bumps it (struct xf_route_vlan). */
+	gen_ok = !rt_vlan_rtgen(in, &gen);
 	/* Without netlink nothing is known: an empty map passes every tag. */
-	for (i = 0; nl && i < n && cnt + 2 <= XF_RT_VLAN_MAX; i++)
-		if (rt_vlan_entry(nl, members[i], &ents[cnt]))
-			cnt += 2;
+	for (i = 0; nl && i < n && cnt + 2 <= XF_RT_VLAN_MAX; i++) {
+		if (!rt_vlan_entry(nl, members[i], &ents[cnt]))
+			continue;
+		ents[cnt].v.gen = gen;
+		ents[cnt].v.gen_ok = gen_ok;
+		cnt += 2;
+	}
 	for (i = 0; i < cnt; i++)
 		if (bpf_map_update_elem(in->fd[RT_MAP_VLAN], &ents[i].key, &ents[i].v, BPF_ANY))
 			err = -errno;
