@@ -511,9 +511,10 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 	int ok, rc, rpf = md->cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
 
 #if XF_KCTX
-	/* Not for a tagged packet: its reverse lookup below is also
-	 * route_vlan.h's check that the VLAN device is still up. */
-	if (!rpf && !md->vlan) {
+	/* Not for a tagged packet whose VLAN device's state was not read:
+	 * its reverse lookup below is also route_vlan.h's check that the
+	 * VLAN device is still up. */
+	if (!rpf && !XF_RT_VLAN_UNSURE(md)) {
 		__u32 r = xf_rt_src4_table(ctx, md->saddr4, hook);
 
 		if (r != XF_RR_MAX) {
@@ -539,7 +540,7 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 	rc = bpf_fib_lookup(ctx, &rp, sizeof(rp),
 			    rpf ? flags & BPF_FIB_LOOKUP_DIRECT : 0);
 	/* Tagged: this lookup is also route_vlan.h's check. */
-	if (md->vlan && !rpf && rc != BPF_FIB_LKUP_RET_NOT_FWDED) {
+	if (XF_RT_VLAN_UNSURE(md) && !rpf && rc != BPF_FIB_LKUP_RET_NOT_FWDED) {
 		md->tflags |= XF_RTT_SRC_LOOKUP;
 		return xf_rt_vlan_back_rc(rc, rp.ifindex, md);
 	}
@@ -555,7 +556,7 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 		md->rp_oif = rp.ifindex;
 	if (!ok || ((md->cfl & XF_RTIF_RP_STRICT) && rp.ifindex != md->iif))
 		return XF_RR_RP_FILTER;
-	if (md->vlan)
+	if (XF_RT_VLAN_UNSURE(md))
 		return xf_rt_vlan_back_rc(rc, rp.ifindex, md);
 	return XF_RR_FORWARDED;
 }
@@ -695,9 +696,9 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		if (r != XF_RR_FORWARDED)
 			return r;
 	}
-	/* Tagged (tc): the VLAN device is still up (route_vlan.h); IPv4's
-	 * source check looked already, unless skipped. */
-	if (md->vlan && (!md->v4 || (md->cfl & XF_RTIF_SRC_ANY) ||
+	/* Tagged, its VLAN device's state not read: it is still up
+	 * (route_vlan.h); IPv4's source check looked already, unless skipped. */
+	if (XF_RT_VLAN_UNSURE(md) && (!md->v4 || (md->cfl & XF_RTIF_SRC_ANY) ||
 			 !XF_PROF_ON(XF_PROF_SOURCE4))) {
 		r = xf_rt_vlan_back(ctx, data, data_end, md, flags);
 		if (r != XF_RR_FORWARDED)
@@ -838,8 +839,8 @@ int xf_route_xdp(struct xdp_md *ctx)
 	void *data_end = (void *)(long)ctx->data_end;
 	struct xf_route_trace_in *tin = (void *)(long)ctx->data_meta;
 	struct xf_rt_md md;
-	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0;
-	int trace = 0;
+	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0, itag, otag = 0;
+	int trace = 0, off;
 
 	__builtin_memset(&md, 0, XF_RT_MD_ZERO);
 	md.iif = ctx->ingress_ifindex;
@@ -853,33 +854,81 @@ int xf_route_xdp(struct xdp_md *ctx)
 	}
 	md.tflags = XF_RTT_XDP;
 
+	/* A tag in the frame (route_vlan.h): the decision runs on the frame
+	 * with the MAC addresses moved over it, put back if passed. */
+	reason = xf_rt_vlan_xdp_in(ctx, data, data_end, &md, &itag);
+	if (reason != XF_RR_FORWARDED) {
+		xf_rt_ingress(&md, &slot);
+		goto out;
+	}
+	if (itag) {
+		if (data + 16 > data_end) {
+			reason = XF_RR_BAD_LEN;	/* xf_rt_vlan_xdp_in() checked */
+			goto out;
+		}
+		xf_vlan_macs(data + 4, data);
+		data += 4;
+		md.len -= 4;
+	}
 	if (!xf_rt_ingress(&md, &slot)) {
 		reason = XF_RR_NOT_IN_SET;
-		goto out;
+		goto pass;
 	}
 
 	reason = xf_rt_decide(ctx, data, data_end, &md, XF_RT_XDP);
 	if (reason != XF_RR_FORWARDED)
-		goto out;
+		goto pass;
+	reason = xf_rt_vlan_xdp_out(ctx, &md, &otag);
+	if (reason != XF_RR_FORWARDED)
+		goto pass;
 	/* Redirect first: it only records the target, and a failure leaves
 	 * the packet unmodified for XDP_PASS. */
 	if (bpf_redirect_map(&xf_tx_ports, md.fib.ifindex, 0) != XDP_REDIRECT) {
 		reason = xf_rt_egress_reason(md.fib.ifindex, 1);
-		goto out;
+		goto pass;
 	}
 	if (!XF_PROF_ON(XF_PROF_WRITE))
-		goto out;
+		goto pass;
 	if (md.len > ETH_HLEN + md.l3len) {
 		if (bpf_xdp_adjust_tail(ctx, (int)(ETH_HLEN + md.l3len) - (int)md.len)) {
 			reason = XF_RR_BAD_LEN;
-			goto out;
+			goto pass;
 		}
 		md.tflags |= XF_RTT_TRIM;
+	}
+	/* Room for the egress tag: the ingress one's, or 4 bytes more. */
+	if (otag && !itag && bpf_xdp_adjust_head(ctx, -4)) {
+		reason = XF_RR_BAD_LEN;
+		goto out;
+	}
+	off = itag || otag ? 4 : 0;
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	if (xf_rt_rewrite(data + off, data_end, &md, 1) < 0) {
+		reason = XF_RR_BAD_LEN;	/* cannot happen after the decision */
+		goto out;
+	}
+	if (otag) {
+		if (data + 16 > data_end) {
+			reason = XF_RR_BAD_LEN;
+			goto out;
+		}
+		xf_vlan_macs(data, data + 4);
+		*(__u32 *)(data + 12) = otag;
+	} else if (itag && bpf_xdp_adjust_head(ctx, 4)) {
+		reason = XF_RR_BAD_LEN;
+	}
+	goto out;
+pass:
+	/* Passed: the frame as it came, the tag where it was. */
+	if (itag) {
 		data = (void *)(long)ctx->data;
 		data_end = (void *)(long)ctx->data_end;
+		if (data + 16 <= data_end) {
+			xf_vlan_macs(data, data + 4);
+			*(__u32 *)(data + 12) = itag;
+		}
 	}
-	if (xf_rt_rewrite(data, data_end, &md, 1) < 0)
-		reason = XF_RR_BAD_LEN;
 out:
 	xf_rt_done(&md, slot, reason, trace, cookie);
 	return reason == XF_RR_FORWARDED ? XDP_REDIRECT : XDP_PASS;
@@ -967,7 +1016,7 @@ int xf_route_tc(struct __sk_buff *skb)
 				vproto = *(volatile __u32 *)&skb->cb[4];
 			}
 		}
-		reason = xf_rt_vlan_in(&md, vproto, vtci);
+		reason = xf_rt_vlan_in(skb, XF_RT_TC, &md, vproto, vtci);
 		if (reason != XF_RR_FORWARDED) {
 			/* Counted on the parent when it is a member. */
 			xf_rt_ingress(&md, &slot);
@@ -1102,6 +1151,7 @@ int xf_route_genid(struct xdp_md *ctx)
 	if (p) {
 		p->a[0] = xf_kctx_genid(net);
 		p->a[1] = 1;
+		xf_rt_vlan_genid_probe(net, p->a);
 	}
 	key = XF_RT_LOC6_PROBE;
 	p6 = bpf_map_lookup_elem(&xf_rt_loc6, &key);

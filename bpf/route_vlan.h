@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* route: tagged frames on hook tc (included by route.bpf.c).
+/* route: tagged frames on both hooks (included by route.bpf.c).
  *
- * A frame tagged V on parent P reaches tc ingress with the tag in skb
+ * Hook tc. A frame tagged V on parent P reaches tc ingress with the tag in skb
  * metadata: __netif_receive_skb_core() takes it off (skb_vlan_untag())
  * before tc runs, and vlan_do_receive() hands the frame to the VLAN device
  * only after. When (P, V) is a VLAN device U of the set (xf_rt_vlan), the
@@ -16,16 +16,36 @@
  * egress-qos-map's priority bits and sends on the parent, as the kernel's
  * neighbour output does.
  *
+ * Hook xdp. The tag is in the frame (a tag the driver or a veth peer's
+ * tx-vlan offload put in skb metadata is invisible to XDP: attach refuses
+ * such a veth, lib/route/vlan.c). Ingress: the same mapping, then the
+ * MAC addresses move 4 bytes up over the tag and the decision runs on the
+ * untagged frame; passed, the bytes are put back as they came. Forwarded,
+ * bpf_xdp_adjust_head(4) drops the gap. Egress to a VLAN device
+ * (XF_RTIF_VLAN): the gap is kept (or made, adjust_head(-4)) and filled
+ * with U's tag, whose PCP is U's egress-qos-map of the skb->priority the
+ * kernel would have: rt_tos2priority(TOS) for IPv4 (ip_forward()), for
+ * IPv6 what the ingress gave it (0, or the ingress VLAN device's
+ * ingress-qos-map). xf_tx_ports maps U to its parent, where it leaves.
+ * The MTU is the FIB's, U's, which excludes the tag as the kernel's does.
+ *
  * The map is as exact as the last xfwd command left it; the device may
  * have gone down since, and vlan_do_receive() drops what reaches a VLAN
- * device that is down. Nothing the program can read says so but the FIB:
- * every route through a device goes when it goes down (IPv4
- * fib_sync_down_dev(), IPv6 rt6_sync_down_dev()). So a tagged packet is
- * forwarded only while its source routes back through the VLAN device
- * (xf_rt_vlan_back()); otherwise it goes to the kernel (vlan_source),
- * which drops it when the device is down and forwards it otherwise. A
- * device deleted or moved away has no ifindex here any more: the lookup
- * fails (fib_error). A rename changes nothing the kernel forwards by.
+ * device that is down. The build with XF_KCTX reads that from the kernel:
+ * while net->ipv4.rt_genid is the value the entry was written at, no
+ * device has gone down or away since (struct xf_route_vlan); otherwise
+ * xf_rt_vlan_live() reads the device the tag goes to from the parent's
+ * VLAN group (its flags, ifindex and namespace; vlan_down when it is not
+ * up), three kernel reads a packet, until the next command.
+ * The plain build, or a kernel whose 802.1Q module was not loaded when
+ * the program was, has only the FIB: every route through a device goes
+ * when it goes down (IPv4 fib_sync_down_dev(), IPv6 rt6_sync_down_dev()).
+ * So a tagged packet is forwarded only while its source routes back
+ * through the VLAN device (xf_rt_vlan_back()); otherwise it goes to the
+ * kernel (vlan_source), which drops it when the device is down and
+ * forwards it otherwise. A device deleted or moved away has no ifindex
+ * here any more: the lookup fails (fib_error). A rename changes nothing
+ * the kernel forwards by.
  *
  * What is passed, counted: VLAN id 0 (the kernel routes a priority-tagged
  * frame as the parent's, when no device has id 0: vlan_prio0), a tag no
@@ -38,9 +58,13 @@
 #define XF_VLAN_VID_MASK 0x0fff
 #define XF_VLAN_PRIO_SHIFT 13
 
-/* md->vlan: a tag in skb metadata, and what became of it. */
+/* md->vlan: a tag (tc: in skb metadata, xdp: in the frame), and what
+ * became of it. */
 #define XF_RT_VLAN_TAG 1	/* present, not (yet) mapped */
 #define XF_RT_VLAN_POP 2	/* mapped to md->iif, pop before redirect */
+#define XF_RT_VLAN_LIVE 4	/* md->iif read up from the kernel (kctx) */
+/* The device's state is known only from the FIB (see above). */
+#define XF_RT_VLAN_UNSURE(md) ((md)->vlan && !((md)->vlan & XF_RT_VLAN_LIVE))
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -49,11 +73,100 @@ struct {
 	__type(value, struct xf_route_vlan);
 } xf_rt_vlan SEC(".maps");
 
-/* tc: the tag in skb metadata (proto, tci as in struct __sk_buff) on the
- * parent md->iif. XF_RR_FORWARDED with md->iif the VLAN device, md->vlan
- * XF_RT_VLAN_POP and md->vprio its priority when the set has that device;
- * else why not. */
-static __always_inline __u32 xf_rt_vlan_in(struct xf_rt_md *md, __u32 proto, __u32 tci)
+#if XF_KCTX
+/* Only the fields read, with CO-RE; struct vlan_info is 8021q.ko's own,
+ * found in the module's BTF when it is loaded as the program is. */
+struct vlan_group___xf {
+	void *vlan_devices_arrays[2][8];	/* [802.1Q, 802.1ad][vid / 512] */
+} __attribute__((preserve_access_index));
+
+struct vlan_info___xf {
+	struct vlan_group___xf grp;
+} __attribute__((preserve_access_index));
+
+struct net_device___xfv {
+	void *vlan_info;
+	unsigned int flags;
+	int ifindex;
+	struct {
+		struct net___xf *net;
+	} nd_net;
+} __attribute__((preserve_access_index));
+
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+#define XF_IFF_UP 1
+
+struct netns_ipv4___xfv {
+	__u8 sysctl_ip_fwd_update_priority;
+	atomic_t___xf rt_genid;
+} __attribute__((preserve_access_index));
+
+struct net___xfv {
+	struct netns_ipv4___xfv ipv4;
+} __attribute__((preserve_access_index));
+
+/* net.ipv4.ip_forward_update_priority, as ip_forward() reads it: 1, 0,
+ * or -1 when the kernel has no such field. */
+static __always_inline int xf_rt_vlan_fwd_prio(void *ctx)
+{
+	struct net___xfv *net = (void *)xf_kctx_net(ctx, 1);
+
+	if (!bpf_core_field_exists(net->ipv4.sysctl_ip_fwd_update_priority))
+		return -1;
+	return !!net->ipv4.sysctl_ip_fwd_update_priority;
+}
+
+/* net->ipv4.rt_genid (see struct xf_route_vlan), or 0 with *ok 0 when the
+ * kernel has no such field. */
+static __always_inline __u32 xf_rt_vlan_rtgen(struct net___xf *n, int *ok)
+{
+	struct net___xfv *net = (void *)n;
+
+	*ok = bpf_core_field_exists(net->ipv4.rt_genid);
+	return *ok ? net->ipv4.rt_genid.counter : 0;
+}
+
+/* What vlan_do_receive() finds for the tag (ad, vid) on the parent the
+ * packet arrived on: 1 when it is the device ifindex of this namespace
+ * and up, 0 when not, -1 when the program cannot read it (no 802.1Q
+ * types in the kernel's BTF at load). */
+static __always_inline int xf_rt_vlan_live(void *ctx, enum xf_rt_hook hook, __u32 ad,
+					   __u32 vid, __u32 ifindex)
+{
+	struct net_device___xfv *p, *u;
+	struct net___xf *net;
+	__u64 vi = 0, arr = 0, dev = 0, off;
+
+	if (!bpf_core_type_exists(struct vlan_info___xf))
+		return -1;
+	if (hook == XF_RT_XDP)
+		p = (void *)((struct xdp_buff___xf *)bpf_cast_to_kern_ctx(ctx))->rxq->dev;
+	else
+		p = (void *)((struct sk_buff___xf *)bpf_cast_to_kern_ctx(ctx))->dev;
+	if (bpf_core_read(&vi, sizeof(vi), &p->vlan_info) || !vi)
+		return 0;
+	off = bpf_core_field_offset(struct vlan_info___xf, grp) +
+	      bpf_core_field_offset(struct vlan_group___xf, vlan_devices_arrays);
+	off += ((ad & 1) * 8 + ((vid >> 9) & 7)) * sizeof(void *);
+	if (bpf_probe_read_kernel(&arr, sizeof(arr), (void *)(vi + off)) || !arr)
+		return 0;
+	if (bpf_probe_read_kernel(&dev, sizeof(dev), (void *)(arr + (vid & 511) * sizeof(void *))) ||
+	    !dev)
+		return 0;
+	u = bpf_rdonly_cast((void *)dev, bpf_core_type_id_kernel(struct net_device___xfv));
+	net = xf_kctx_net(ctx, hook == XF_RT_XDP);
+	return u->ifindex == (int)ifindex && (u->flags & XF_IFF_UP) && u->nd_net.net == net;
+}
+#endif
+
+/* The tag (proto in network order, tci in host order: as struct
+ * __sk_buff has them) on the parent md->iif. XF_RR_FORWARDED with md->iif
+ * the VLAN device, md->vlan XF_RT_VLAN_POP and md->vprio its priority when
+ * the set has that device; else why not (vlan_down with md->iif the
+ * device: counted there). */
+static __always_inline __u32 xf_rt_vlan_in(void *ctx, enum xf_rt_hook hook, struct xf_rt_md *md,
+					   __u32 proto, __u32 tci)
 {
 	struct xf_route_vlan *v;
 	__u32 vid = tci & XF_VLAN_VID_MASK;
@@ -71,8 +184,120 @@ static __always_inline __u32 xf_rt_vlan_in(struct xf_rt_md *md, __u32 proto, __u
 	/* vlan_do_receive(): the VLAN device's own address is "host". */
 	if (md->pkt_type == PACKET_OTHERHOST)
 		md->pkt_type = XF_PKT_BY_MAC;
+#if XF_KCTX
+	{
+		int live = 0, ok;
+		__u32 gen = xf_rt_vlan_rtgen(xf_kctx_net(ctx, hook == XF_RT_XDP), &ok);
+
+		/* Up then, and no device has gone down or away since. */
+		if (ok && v->gen_ok && v->gen == gen)
+			live = 1;
+		else
+			live = xf_rt_vlan_live(ctx, hook, proto == bpf_htons(ETH_P_8021AD), vid,
+					       v->ifindex);
+		if (!live)
+			return XF_RR_VLAN_DOWN;
+		if (live > 0)
+			md->vlan |= XF_RT_VLAN_LIVE;
+	}
+#endif
 	return XF_RR_FORWARDED;
 }
+
+/* xdp: the tag after the MAC addresses, if any. XF_RR_FORWARDED with
+ * *tag the TPID and TCI as they are in the frame (0: untagged, md
+ * untouched), mapped as by xf_rt_vlan_in(); else why not. */
+static __always_inline __u32 xf_rt_vlan_xdp_in(void *ctx, void *data, void *data_end,
+					       struct xf_rt_md *md, __u32 *tag)
+{
+	__u16 *w = data + 12;
+
+	*tag = 0;
+	if ((void *)(w + 1) > data_end)
+		return XF_RR_FORWARDED;
+	if (w[0] != bpf_htons(ETH_P_8021Q) && w[0] != bpf_htons(ETH_P_8021AD))
+		return XF_RR_FORWARDED;
+	/* The tag and the type after it, as skb_vlan_untag() needs. */
+	if ((void *)(w + 3) > data_end)
+		return XF_RR_VLAN;
+	*tag = *(__u32 *)w;
+	return xf_rt_vlan_in(ctx, XF_RT_XDP, md, w[0], bpf_ntohs(w[1]));
+}
+
+/* Twelve bytes (the MAC addresses) from src to dst, which may overlap:
+ * loaded whole before stored. */
+static __always_inline void xf_vlan_macs(void *dst, const void *src)
+{
+	__u32 a = ((const __u32 *)src)[0], b = ((const __u32 *)src)[1],
+	      c = ((const __u32 *)src)[2];
+
+	((__u32 *)dst)[0] = a;
+	((__u32 *)dst)[1] = b;
+	((__u32 *)dst)[2] = c;
+}
+
+static __always_inline __u32 xf_tos2prio(__u8 tos);
+static __always_inline struct xf_route_ifcfg *xf_rt_cfg(__u32 ifindex);
+
+
+/* xdp: the tag a packet forwarded to md->fib.ifindex leaves with, into
+ * *tag as it goes in the frame (TPID, TCI), 0 when the egress is no VLAN
+ * device; XF_RR_FORWARDED, else why not. */
+static __always_inline __u32 xf_rt_vlan_xdp_out(void *ctx, struct xf_rt_md *md, __u32 *tag)
+{
+	struct xf_route_ifcfg *ocfg = xf_rt_cfg(md->fib.ifindex);
+	struct xf_route_vlan *v;
+	int fwd_prio = -1;
+	__u64 key;
+	__u32 prio;
+	__u16 qos;
+
+	*tag = 0;
+	if (!ocfg || !(ocfg->flags & XF_RTIF_VLAN))
+		return XF_RR_FORWARDED;
+	key = XF_RT_VLAN_OUT(md->fib.ifindex);
+	v = bpf_map_lookup_elem(&xf_rt_vlan, &key);
+	if (!v)
+		return XF_RR_NOT_IN_SET;
+	/* skb->priority as vlan_dev_hard_start_xmit() would see it: what the
+	 * ingress gave it (0, or the ingress VLAN device's map), which
+	 * ip_forward() replaces by rt_tos2priority(TOS) unless
+	 * ip_forward_update_priority is 0. Only the build with XF_KCTX reads
+	 * that sysctl; without it, an IPv4 packet that the map could give
+	 * another PCP goes to the kernel. */
+	prio = md->vlan ? md->vprio : 0;
+	if (md->v4) {
+#if XF_KCTX
+		fwd_prio = xf_rt_vlan_fwd_prio(ctx);
+#endif
+		if (fwd_prio < 0 && (v->qflags & XF_RT_VLAN_QOS_MAP))
+			return XF_RR_VLAN_QOS;
+		if (fwd_prio)
+			prio = xf_tos2prio(md->tos);
+	}
+	/* Masked before the test: the verifier sees the bound. */
+	qos = v->qos[prio & (XF_RT_VLAN_QOS_N - 1)];
+	if (prio >= XF_RT_VLAN_QOS_N) {
+		if (v->qflags & XF_RT_VLAN_QOS_HIGH)
+			return XF_RR_VLAN_QOS;
+		qos = 0;	/* not in the map: PCP 0 */
+	}
+	*tag = v->proto | ((__u32)bpf_htons(v->vid | qos) << 16);
+	return XF_RR_FORWARDED;
+}
+
+#if XF_KCTX
+/* xf_route_genid: the namespace's rt_genid for userspace (struct
+ * xf_route_vlan), into p[2], p[3] = 1 where the kernel has it. */
+static __always_inline void xf_rt_vlan_genid_probe(struct net___xf *net, __u32 *p)
+{
+	int ok;
+	__u32 gen = xf_rt_vlan_rtgen(net, &ok);
+
+	p[2] = gen;
+	p[3] = ok;
+}
+#endif
 
 /* A reverse lookup's answer (rc, its egress oif): through md->iif. */
 static __always_inline __u32 xf_rt_vlan_back_rc(int rc, __u32 oif, const struct xf_rt_md *md)

@@ -64,7 +64,9 @@
 	X(VLAN_UNKNOWN, "vlan_unknown")	/* no VLAN device of the set has it */	\
 	X(VLAN_QINQ, "vlan_qinq")	/* a second tag inside the first */	\
 	X(VLAN_PRIO0, "vlan_prio0")	/* VLAN id 0: priority tag only */	\
-	X(VLAN_SOURCE, "vlan_source")	/* no route back via the VLAN device */
+	X(VLAN_SOURCE, "vlan_source")	/* no route back via the VLAN device */ \
+	X(VLAN_DOWN, "vlan_down")	/* the VLAN device is down (XF_KCTX) */	\
+	X(VLAN_QOS, "vlan_qos")		/* xdp: egress priority not mapped */
 
 #define XF_RR_ENUM_(id, name) XF_RR_##id,
 enum xf_route_reason {
@@ -115,26 +117,52 @@ struct xf_route_stat {
  * interface), rp_filter off, and no route in the namespace with a realm.
  * See rt_fast_source() in lib/route/fast.c. */
 #define XF_RTIF_SRC_ANY (1U << 9)
+/* A VLAN device: hook xdp pushes its tag (xf_rt_vlan's XF_RT_VLAN_OUT
+ * entry) and sends on its parent, xf_tx_ports' value for it. */
+#define XF_RTIF_VLAN (1U << 10)
 
 /*
  * xf_rt_vlan: HASH, written by userspace at attach and on every refresh
  * from the kernel's VLAN devices of the set (lib/route/vlan.c):
  *   XF_RT_VLAN_IN(parent, 802.1ad, vid) -> the VLAN device's ifindex, for
  *   every VLAN device of the set that is up, in this namespace, on a
- *   parent that carries the program.
+ *   parent that carries the program;
+ *   XF_RT_VLAN_OUT(VLAN device) -> its parent, tag and egress-qos-map,
+ *   for the same devices: what hook xdp needs to send tagged.
  * The VLAN device is a member of the set with its own xf_rt_ifcfg entry:
  * lookups, rp_filter and counters use it as the ingress. A tag that maps
  * to nothing goes to the kernel (vlan_unknown), which drops it too.
  * prio[] is the device's ingress-qos-map, the skb->priority that
- * vlan_do_receive() gives each PCP value (all 0 without a map).
+ * vlan_do_receive() gives each PCP value (all 0 without a map). qos[] is
+ * vlan_dev_get_egress_qos_mask() of skb->priority 0..15 (the TCI's PCP
+ * bits); XF_RT_VLAN_QOS_HIGH says the map also names priorities above 15,
+ * which the fast path does not map (vlan_qos); XF_RT_VLAN_QOS_MAP that it
+ * names any (PCP not always 0).
  */
-#define XF_RT_VLAN_MAX XF_RT_MAX_IF
+#define XF_RT_VLAN_MAX (2 * XF_RT_MAX_IF)
 #define XF_RT_VLAN_IN(parent, ad, vid) \
 	(((__u64)(parent) << 32) | ((__u64)!!(ad) << 16) | ((vid) & 0xfff))
+#define XF_RT_VLAN_OUT(ifindex) ((1ULL << 63) | (__u32)(ifindex))
+#define XF_RT_VLAN_QOS_N 16
+#define XF_RT_VLAN_QOS_HIGH 1U
+#define XF_RT_VLAN_QOS_MAP 2U
 
 struct xf_route_vlan {
-	__u32 ifindex;		/* the VLAN device */
-	__u32 prio[8];		/* skb->priority by PCP (ingress-qos-map) */
+	__u32 ifindex;		/* IN: the VLAN device; OUT: its parent */
+	__u32 prio[8];		/* IN: skb->priority by PCP (ingress-qos-map) */
+	__be16 proto;		/* OUT: the tag's protocol (TPID) */
+	__u16 vid;		/* OUT: the VLAN id */
+	__u32 qflags;		/* OUT: XF_RT_VLAN_QOS_* */
+	__u16 qos[XF_RT_VLAN_QOS_N];	/* OUT: PCP << 13 by skb->priority */
+	/* IN, the build with XF_KCTX: the device was up while the
+	 * namespace's net->ipv4.rt_genid was gen (gen_ok 1). The kernel
+	 * bumps that counter whenever a device goes down or away (IPv4's
+	 * fib_disable_ip() flushes the route cache), so a program reading
+	 * the same value needs to read nothing else; another value sends
+	 * it to the device itself (route_vlan.h). xf_route_genid writes the
+	 * counter to xf_rt_src4[XF_RT_SRC4_PROBE] as a[2], a[3] = 1. */
+	__u32 gen;
+	__u32 gen_ok;
 };
 
 /* xf_rt_ifcfg: HASH, key = ifindex (__u32). Written before the program is

@@ -77,9 +77,13 @@ static void link_parse_vlan(const struct nlattr *nest, struct xf_link *l)
 				    mnl_attr_get_payload_len(q) < sizeof(*m))
 					continue;
 				m = mnl_attr_get_payload(q);
-				if (mnl_attr_get_type(a) == IFLA_VLAN_EGRESS_QOS)
+				if (mnl_attr_get_type(a) == IFLA_VLAN_EGRESS_QOS) {
 					l->vlan.egress_qos = true;
-				else if (m->from < 8)
+					if (m->from < 16)
+						l->vlan.egress_pcp[m->from] = m->to & 7;
+					else
+						l->vlan.egress_high = true;
+				} else if (m->from < 8)
 					l->vlan.ingress_prio[m->from] = m->to;
 			}
 			break;

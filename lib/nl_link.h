@@ -36,8 +36,10 @@ struct xf_link {
 		bool is;		/* kind "vlan": the rest is valid */
 		bool ad;		/* protocol 802.1ad, else 802.1Q */
 		bool egress_qos;	/* an egress-qos-map entry is set */
+		bool egress_high;	/* one for a priority above 15 */
 		uint16_t id;
 		uint32_t ingress_prio[8];	/* ingress-qos-map by PCP */
+		uint8_t egress_pcp[16];	/* egress-qos-map of priority 0..15 */
 	} vlan;			/* the parent is link, in this namespace
 				 * when link_netnsid is -1 */
 	struct {

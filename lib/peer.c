@@ -154,8 +154,13 @@ int xf_peer_get(struct xf_nl *nl, const struct xf_link *l, struct xf_peer *p)
 	memcpy(p->name, ifr.ifr_name, sizeof(p->name));
 	err = xf_ethtool_get(s, p->name, ETHTOOL_GTXCSUM);
 	if (err >= 0) {
+		int q = xf_ethtool_feature(s, p->name, "tx-vlan-hw-insert"),
+		    ad = xf_ethtool_feature(s, p->name, "tx-vlan-stag-hw-insert");
+
 		p->tx_csum = err;
 		err = 0;
+		p->tx_vlan = q > 0 || ad > 0 ? 1 : q < 0 && q != -ENOENT ? -1 :
+			     ad < 0 && ad != -ENOENT ? -1 : 0;
 	}
 out:
 	close(s);

@@ -15,6 +15,9 @@ struct xf_peer {
 	 * /run/netns, or "pid N" for a namespace only a process holds. */
 	char netns[NAME_MAX + 1];
 	int tx_csum;		/* transmit checksum offload: 1 on, 0 off */
+	/* tx-vlan-hw-insert or tx-vlan-stag-hw-insert: its VLAN devices'
+	 * tags travel in skb metadata (1), in the frame (0), unknown (-1). */
+	int tx_vlan;
 };
 
 /* Read the peer of l (a veth or netkit device). Its namespace is found

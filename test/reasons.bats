@@ -81,8 +81,8 @@ moves() {
 	moves tc not_ip "$XF_H2_FAR4" "$XF_H2_FAR6" notip
 }
 
-@test "vlan: 802.1Q and QinQ frames, on xdp (vlan) and tc (vlan_unknown: no VLAN device of the set has the outer tag)" {
-	moves xdp vlan 198.18.3.1 2001:2:0:3::1 vlan4 vlan6 qinq4
+@test "vlan_unknown: 802.1Q and QinQ frames no VLAN device of the set has the outer tag of, on xdp and tc" {
+	moves xdp vlan_unknown 198.18.3.1 2001:2:0:3::1 vlan4 vlan6 qinq4
 	moves tc vlan_unknown 198.18.3.1 2001:2:0:3::1 vlan4 vlan6 qinq4
 }
 

@@ -27,7 +27,9 @@ struct rt_dev {
 	struct xf_link l;
 	int carrier;		/* where the program runs: l's parent for a
 				 * VLAN device, else l itself */
+	struct xf_link cl;	/* the carrier's link (l, or the parent's) */
 	bool shared;		/* the carrier runs a route link already */
+	bool shared_xdp;	/* ... and that is an XDP link (its chain) */
 	enum xf_hook hook;
 	uint32_t xdp_flags;
 	bool cfg_done, tx_done, chain_done, link_done;
@@ -43,9 +45,9 @@ static int rt_check_foreign(struct xf_nl *nl, const struct rt_dev *d)
 	int n, fd;
 
 	if (d->hook == XF_HOOK_XDP) {
-		id = d->l.xdp.prog_id ?: d->l.xdp.drv_id ?: d->l.xdp.skb_id;
+		id = d->cl.xdp.prog_id ?: d->cl.xdp.drv_id ?: d->cl.xdp.skb_id;
 		/* An xfwd chain is ours: route joins it. */
-		fd = xf_chain_link_fd(d->l.ifindex);
+		fd = xf_chain_link_fd(d->carrier);
 		if (fd >= 0) {
 			struct bpf_link_info li = { 0 };
 			uint32_t llen = sizeof(li);
@@ -148,7 +150,7 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 			 const struct xf_route_attach_opts *o, bool auto_hook)
 {
 	struct xf_route_ifcfg cfg = { 0 };
-	uint32_t key = d->l.ifindex, val = d->l.ifindex;
+	uint32_t key = d->l.ifindex;
 	int fd, err;
 
 	err = rt_free_slot(in, &cfg.slot);
@@ -157,13 +159,16 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 			XF_RT_MAX_IF);
 		return err;
 	}
+	uint32_t tx = d->carrier;
+
 	cfg.flags = XF_RTIF_IN_SET | (o->direct ? XF_RTIF_DIRECT : 0) |
 		    (o->flowtable ? XF_RTIF_FLOWTABLE : 0) |
 		    (o->family & XF_RTIF_INET ? XF_RTIF_WANT_INET : 0) |
 		    (o->family & XF_RTIF_INET6 ? XF_RTIF_WANT_INET6 : 0) |
 		    (auto_hook ? XF_RTIF_AUTO : 0) | rt_rp_filter_flags(key) |
 		    (o->nf_bypass ? XF_RTIF_NF_BYPASS : 0) |
-		    (rt_xdp_xmit_ok(key, xf_xdp_features_reported()) ? XF_RTIF_XDP_XMIT : 0);
+		    (d->carrier != d->l.ifindex ? XF_RTIF_VLAN : 0) |
+		    (rt_xdp_xmit_ok(tx, xf_xdp_features_reported()) ? XF_RTIF_XDP_XMIT : 0);
 	rt_family_flags(&cfg.flags);
 	memcpy(cfg.mac, d->l.addr, sizeof(cfg.mac));
 	rt_clear_slot(in, cfg.slot);
@@ -173,9 +178,10 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		goto fail;
 	d->cfg_done = true;
 	/* Only members that can take XDP frames go in the device map: the
-	 * redirect is the XDP path's membership test. */
+	 * redirect is the XDP path's membership test. A VLAN device's frames
+	 * leave on its parent. */
 	if ((cfg.flags & XF_RTIF_XDP_XMIT) &&
-	    bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &val, BPF_ANY))
+	    bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &tx, BPF_ANY))
 		goto fail;
 	d->tx_done = true;
 	if (o->nf_bypass) {
@@ -188,10 +194,15 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 	}
 
 	if (d->hook == XF_HOOK_XDP) {
-		fd = rt_chain_join(nl, d->name, d->xdp_flags, o->flowtable);
-		if (fd < 0)
-			return fd;
-		d->chain_done = true;
+		/* The carrier's chain has route already (a VLAN device's
+		 * parent, or a sibling's): the same link pinned once more. */
+		fd = rt_carrier_link(d->carrier);
+		if (fd < 0) {
+			fd = rt_chain_join(nl, d->cl.name, d->xdp_flags, o->flowtable);
+			if (fd < 0)
+				return fd;
+			d->chain_done = true;
+		}
 		err = xf_hook_pin(fd, key, d->name, "route");
 	} else {
 		err = rt_attach_tc(in, d);
@@ -212,7 +223,7 @@ static void rt_undo_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d)
 	uint32_t key = d->l.ifindex;
 
 	if (d->chain_done)
-		xf_chain_del(nl, d->name, "route");
+		xf_chain_del(nl, d->cl.name, "route");
 	if (d->link_done)
 		xf_hook_unpin(key, "route");
 	if (d->tx_done)
@@ -222,28 +233,24 @@ static void rt_undo_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d)
 	xf_run_remove(key, RT_NF_RUN);
 }
 
-/* A VLAN device: the program runs on tc of its parent (see vlan.c). */
-static int rt_resolve_vlan(struct rt_dev *d, const struct xf_route_attach_opts *o)
+/* A VLAN device: the program runs on its parent (see vlan.c), on the hook
+ * the parent's route link has, if any. */
+static int rt_resolve_vlan(struct xf_nl *nl, struct rt_dev *d,
+			   const struct xf_route_attach_opts *o)
 {
 	if (d->l.link_netnsid >= 0 || !d->l.link) {
 		fprintf(stderr, "Error: %s is a VLAN device whose parent is not in this "
 			"namespace; attach it where its parent is.\n", d->name);
 		return -EOPNOTSUPP;
 	}
-	if (o->hook == XF_HOOK_XDP || o->flowtable) {
-		fprintf(stderr, "Error: %s is a VLAN device, which hook xdp does not take "
-			"yet; use hook tc.\n", d->name);
+	if (o->flowtable) {
+		fprintf(stderr, "Error: %s is a VLAN device, which lookup flowtable does not "
+			"take.\n", d->name);
 		return -XF_EUSAGE;
 	}
-	if (!xf_tcx_available(d->l.link)) {
-		fprintf(stderr, "Error: %s is a VLAN device, which needs hook tc, and hook tc "
-			"needs tcx (Linux 6.6 or later), which this kernel lacks.\n", d->name);
-		return -EOPNOTSUPP;
-	}
-	if (rt_on_xdp(d->l.link)) {
-		fprintf(stderr, "Error: the parent of %s is on hook xdp, and its VLAN devices "
-			"need hook tc there; detach it first.\n", d->name);
-		return -EOPNOTSUPP;
+	if (xf_link_get(nl, NULL, d->l.link, &d->cl)) {
+		fprintf(stderr, "Error: cannot read the parent of %s.\n", d->name);
+		return -ENODEV;
 	}
 	d->carrier = d->l.link;
 	return 0;
@@ -266,22 +273,30 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 			"detach it first to change how.\n", d->name);
 		return -EEXIST;
 	}
-	features = rt_xdp_features(d->l.ifindex);
 	d->hook = o->hook;
 	d->carrier = d->l.ifindex;
+	d->cl = d->l;
 	if (d->l.vlan.is) {
-		err = rt_resolve_vlan(d, o);
+		err = rt_resolve_vlan(nl, d, o);
 		if (err)
 			return err;
 	}
+	features = rt_xdp_features(d->carrier);
 	fd = rt_carrier_link(d->carrier);
 	if (fd >= 0) {
-		close(fd);
 		d->shared = true;
+		d->shared_xdp = rt_on_xdp_link(fd);
+		close(fd);
 	}
 	*why = NULL;
-	if (d->hook == XF_HOOK_AUTO)
+	/* One hook per carrier: a member sharing it takes its hook. */
+	if (d->shared && d->hook == XF_HOOK_AUTO) {
+		d->hook = d->shared_xdp ? XF_HOOK_XDP : XF_HOOK_TC;
+		*why = d->shared_xdp ? "auto: its program runs on xdp there already" :
+				       "auto: its program runs on tc there already";
+	} else if (d->hook == XF_HOOK_AUTO) {
 		*why = rt_hook_why(d->l.kind, features, &d->hook);
+	}
 	/* lookup flowtable: XDP only (see xf_route_attach). */
 	if (o->flowtable && d->hook == XF_HOOK_TC) {
 		d->hook = XF_HOOK_XDP;
@@ -296,10 +311,17 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 		d->hook = XF_HOOK_XDP;
 		*why = "auto: no tcx in this kernel";
 	}
-	/* Its VLAN devices' program runs on tc here: one hook per device. */
-	if (d->shared && d->hook == XF_HOOK_XDP) {
-		fprintf(stderr, "Error: %s runs the fast path on tc for its VLAN devices; "
-			"attach it with hook tc.\n", d->name);
+	/* The carrier runs the program for its VLAN devices (or for the
+	 * parent) on one hook: one hook per device. */
+	if (d->shared && (d->hook == XF_HOOK_XDP) != d->shared_xdp) {
+		if (d->carrier != d->l.ifindex)
+			fprintf(stderr, "Error: the parent of %s runs the fast path on hook %s; "
+				"attach %s with hook %s.\n", d->name, d->shared_xdp ? "xdp" : "tc",
+				d->name, d->shared_xdp ? "xdp" : "tc");
+		else
+			fprintf(stderr, "Error: %s runs the fast path on hook %s for its VLAN "
+				"devices; attach it with hook %s.\n", d->name,
+				d->shared_xdp ? "xdp" : "tc", d->shared_xdp ? "xdp" : "tc");
 		return -XF_EUSAGE;
 	}
 	d->xdp_flags = 0;
@@ -317,7 +339,7 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 		}
 		if (m == XF_MODE_NATIVE && !(features & NETDEV_XDP_ACT_BASIC)) {
 			fprintf(stderr, "Error: %s has no native XDP; use mode generic "
-				"or hook tc.\n", d->name);
+				"or hook tc.\n", d->cl.name);
 			return -EOPNOTSUPP;
 		}
 		d->xdp_flags = m == XF_MODE_NATIVE ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE;
@@ -366,7 +388,9 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	for (i = 0; i < n; i++) {
 		if (d[i].hook != XF_HOOK_XDP)
 			continue;
-		err = rt_check_peer_csum(nl, d[i].name, &d[i].l, o->force);
+		err = rt_check_peer_csum(nl, d[i].cl.name, &d[i].cl, o->force);
+		if (!err && d[i].carrier != d[i].l.ifindex)
+			err = rt_check_peer_vlan(nl, d[i].name, &d[i].cl, o->force);
 		if (err)
 			return err;
 	}

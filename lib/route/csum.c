@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* hook xdp and checksum offload: a veth or netkit peer that leaves its TCP
- * and UDP checksums to the device hands them on unfinished (CHECKSUM_PARTIAL
- * travels with the skb). The kernel's forwarding finishes them on the way
- * out; XDP never sees that state, so what it redirects arrives with wrong
- * checksums and the receiver drops it. Such an ingress is refused (unless
- * -force) and "route show" warns when a peer turns it on later. */
+/* hook xdp and a veth or netkit peer's offloads. A peer that leaves its
+ * TCP and UDP checksums to the device hands them on unfinished
+ * (CHECKSUM_PARTIAL travels with the skb). The kernel's forwarding
+ * finishes them on the way out; XDP never sees that state, so what it
+ * redirects arrives with wrong checksums and the receiver drops it. A peer
+ * with tx-vlan offload hands its VLAN devices' tags on in skb metadata,
+ * which XDP does not see either: the frame looks untagged. Such an ingress
+ * is refused (unless -force; the tags only where VLAN devices of the set
+ * take them) and "route show" warns when a peer turns it on later. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,5 +55,41 @@ const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char
 		return NULL;
 	snprintf(buf, len, "peer %s has tx checksum offload on: its TCP and UDP leave "
 		 "the fast path with unfinished checksums", xf_peer_str(&p, name, sizeof(name)));
+	return buf;
+}
+
+int rt_check_peer_vlan(struct xf_nl *nl, const char *dev, const struct xf_link *parent,
+		       bool force)
+{
+	struct xf_peer p;
+	char name[IF_NAMESIZE + NAME_MAX + 16];
+
+	if (force || !xf_link_kind_is_pair(parent->kind))
+		return 0;
+	if (xf_peer_get(nl, parent, &p) || p.tx_vlan < 0) {
+		fprintf(stderr, "Error: cannot tell whether the peer of %s (the parent of %s) "
+			"sends its tags in the frame; use hook tc, or -force.\n", parent->name,
+			dev);
+		return -EOPNOTSUPP;
+	}
+	if (!p.tx_vlan)
+		return 0;
+	fprintf(stderr, "Error: %s's parent %s has a peer %s with tx-vlan offload on, whose "
+		"tags XDP does not see; run \"ethtool -K %s txvlan off tx-vlan-stag-hw-insert "
+		"off\"%s, use hook tc, or -force.\n", dev, parent->name,
+		xf_peer_str(&p, name, sizeof(name)), p.name, p.netns[0] ? " in its namespace" : "");
+	return -EOPNOTSUPP;
+}
+
+const char *rt_peer_vlan_warning(struct xf_nl *nl, const struct xf_link *parent, char *buf,
+				 size_t len)
+{
+	struct xf_peer p;
+	char name[IF_NAMESIZE + NAME_MAX + 16];
+
+	if (!xf_link_kind_is_pair(parent->kind) || xf_peer_get(nl, parent, &p) || p.tx_vlan <= 0)
+		return NULL;
+	snprintf(buf, len, "the parent's peer %s has tx-vlan offload on: its tags travel in "
+		 "skb metadata, which XDP does not see", xf_peer_str(&p, name, sizeof(name)));
 	return buf;
 }

@@ -36,6 +36,9 @@ struct rt_gone {
 	bool unpinned, left_chain, tx_gone, cfg_gone;
 	uint32_t xdp_flags;	/* to join the chain again */
 	char name[IF_NAMESIZE];	/* "" when the interface has gone */
+	int carrier;		/* where the link runs: ifindex, or a VLAN
+				 * device's parent */
+	char cname[IF_NAMESIZE];	/* its name, "" when it has gone */
 };
 
 static int rt_member_cb(const struct xf_chain_info *ci, void *arg)
@@ -64,16 +67,23 @@ static int rt_gone_read(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g)
 	g->link_fd = bpf_obj_get(path);
 	if (g->link_fd < 0 && errno != ENOENT)
 		return -errno;
+	g->carrier = g->ifindex;
 	if (g->link_fd >= 0) {
 		if (bpf_link_get_info_by_fd(g->link_fd, &li, &len))
 			return -errno;
 		g->xdp = li.type == BPF_LINK_TYPE_XDP;
+		g->carrier = rt_link_carrier(g->link_fd) ?: g->ifindex;
 	}
 	/* Only a device the kernel says is gone is taken for gone: its
 	 * chain's pins are then removed without asking the chain. */
 	err = xf_link_get(nl, NULL, g->ifindex, &l);
-	if (!err) {
+	if (!err)
 		memcpy(g->name, l.name, sizeof(g->name));
+	else if (err != -ENODEV)
+		return err;
+	err = g->carrier == g->ifindex ? err : xf_link_get(nl, NULL, g->carrier, &l);
+	if (!err) {
+		memcpy(g->cname, l.name, sizeof(g->cname));
 		g->xdp_flags = l.xdp.mode == XF_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	} else if (err != -ENODEV) {
 		return err;
@@ -107,9 +117,11 @@ static int rt_detach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g
 	uint32_t key = g->ifindex;
 	int err;
 
-	if (g->xdp && g->name[0]) {
+	/* Route leaves the carrier's chain with the last member whose link
+	 * runs there (a parent and its VLAN devices share it). */
+	if (g->xdp && g->cname[0] && !rt_carrier_others(g->carrier, g->ifindex)) {
 		/* Leave the chain first: if that fails, nothing has changed. */
-		err = xf_chain_del(nl, g->name, "route");
+		err = xf_chain_del(nl, g->cname, "route");
 		if (err)
 			return err;
 		g->left_chain = true;
@@ -120,10 +132,11 @@ static int rt_detach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g
 	g->unpinned = true;
 	/* With the interface gone, the chain route was a member of is dead:
 	 * its pins go too (no chain command can name the interface). */
-	if (g->xdp && !g->name[0] && !xf_pin_path(path, sizeof(path), g->ifindex, NULL))
+	if (g->xdp && !g->cname[0] && !rt_carrier_others(g->carrier, g->ifindex) &&
+	    !xf_pin_path(path, sizeof(path), g->carrier, NULL))
 		xf_rmtree_prune(path);
-	if (g->name[0])
-		xf_chain_tidy(nl, g->name);
+	if (g->cname[0])
+		xf_chain_tidy(nl, g->cname);
 	if (g->has_tx) {
 		if (bpf_map_delete_elem(in->fd[RT_MAP_TX], &key) && errno != ENOENT)
 			return -errno;
@@ -155,8 +168,14 @@ static void rt_undetach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone
 			close(g->link_fd);
 			g->link_fd = -1;
 		}
-		fd = rt_chain_join(nl, g->name, g->xdp_flags,
+		fd = rt_chain_join(nl, g->cname, g->xdp_flags,
 				   g->has_cfg && (g->cfg.flags & XF_RTIF_FLOWTABLE));
+	} else if (g->xdp && g->carrier != g->ifindex) {
+		/* A sibling put the carrier's chain back first: its link. */
+		int cfd = rt_carrier_link(g->carrier);
+
+		if (cfd >= 0)
+			fd = cfd;
 	}
 	if (g->unpinned && fd >= 0)
 		err = xf_pin_if(fd, g->ifindex, "route");

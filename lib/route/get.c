@@ -178,6 +178,17 @@ static int run_prog(int prog_fd, enum xf_hook hook, int iif, const uint8_t *fram
 	if (hook == XF_HOOK_XDP) {
 		memcpy(in, &tin, sizeof(tin));
 		memcpy(in + sizeof(tin), frame, flen);
+		if (res->tagged && flen + 4 <= PKT_MAX) {
+			/* XDP sees the tag in the frame, after the addresses. */
+			uint16_t tag[2] = {
+				htons(vdev && vdev->vlan.ad ? ETH_P_8021AD : ETH_P_8021Q),
+				htons(res->vlan),
+			};
+
+			memmove(in + sizeof(tin) + 16, in + sizeof(tin) + 12, flen - 12);
+			memcpy(in + sizeof(tin) + 12, tag, sizeof(tag));
+			flen += 4;
+		}
 		xmd.data = sizeof(tin);
 		xmd.data_end = sizeof(tin) + flen;
 		xmd.ingress_ifindex = iif;
@@ -209,7 +220,12 @@ static int run_prog(int prog_fd, enum xf_hook hook, int iif, const uint8_t *fram
 	res->verdict_name = verdict_name(hook, res->verdict);
 	if (hook == XF_HOOK_XDP)
 		off = xmd.data;
-	ipoff = off + ETH_HLEN;
+	/* The frame out may carry a tag (egress to a VLAN device on xdp). */
+	ipoff = off + 12;
+	if (t.data_size_out > ipoff + 2 &&
+	    ((out[ipoff] == 0x81 && !out[ipoff + 1]) || (out[ipoff] == 0x88 && out[ipoff + 1] == 0xa8)))
+		ipoff += 4;
+	ipoff += 2;
 	if (t.data_size_out > ipoff + 8)
 		res->ttl_out = frame[12] == 0x86 ? out[ipoff + 7] : out[ipoff + 8];
 	return 0;
@@ -313,11 +329,6 @@ int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 	close(lfd);
 	res->hook = li.type == BPF_LINK_TYPE_XDP ? XF_HOOK_XDP : XF_HOOK_TC;
 	res->prog_id = li.prog_id;
-	if (res->tagged && res->hook != XF_HOOK_TC) {
-		fprintf(stderr, "Error: %s is on hook xdp, which passes tagged frames; "
-			"VLAN devices are on hook tc.\n", l.name);
-		return -EOPNOTSUPP;
-	}
 	/* A tagged frame is addressed to, and sourced on, its VLAN device. */
 	if (req->has_src)
 		res->src = req->src;

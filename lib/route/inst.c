@@ -141,7 +141,7 @@ int rt_refresh(struct xf_inst *in)
 		return -errno;
 	rt_fast_begin(&fast);
 	for (i = 0; i < n; i++) {
-		uint32_t key = keys[i];
+		uint32_t key = keys[i], tx;
 
 		if (bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &cfg)) {
 			if (errno != ENOENT)
@@ -149,7 +149,9 @@ int rt_refresh(struct xf_inst *in)
 			continue;
 		}
 		cfg.flags &= ~(XF_RTIF_XDP_XMIT | XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
-		if (rt_xdp_xmit_ok(key, reported))
+		/* A VLAN device's frames leave on its parent (vlan.c). */
+		tx = rt_xdp_target(key, &cfg.flags);
+		if (rt_xdp_xmit_ok(tx, reported))
 			cfg.flags |= XF_RTIF_XDP_XMIT;
 		cfg.flags |= rt_rp_filter_flags(key);
 		rt_family_flags(&cfg.flags);
@@ -158,7 +160,7 @@ int rt_refresh(struct xf_inst *in)
 		if (rt_ifcfg_put(in, key, &cfg, BPF_EXIST))
 			err = -errno;
 		if (cfg.flags & XF_RTIF_XDP_XMIT) {
-			if (bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &key, BPF_ANY))
+			if (bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &tx, BPF_ANY))
 				err = -errno;
 		} else if (bpf_map_delete_elem(in->fd[RT_MAP_TX], &key) && errno != ENOENT) {
 			err = -errno;

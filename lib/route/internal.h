@@ -94,10 +94,30 @@ void rt_nf_warn_add(struct rt_nf_warn *w, const struct xf_route_iface *ri);
 void rt_nf_warn_print(const struct rt_nf_warn *w);
 
 /* VLAN devices (vlan.c). The route link that runs on carrier (pinned for
- * any member), as an fd the caller closes, or -ENOENT. */
+ * any member, tcx or XDP), as an fd the caller closes, or -ENOENT. */
 int rt_carrier_link(int carrier);
+/* The ifindex the route link fd runs on (tcx or XDP), or 0. */
+int rt_link_carrier(int fd);
+/* Whether a member other than except pins a route link running on
+ * carrier. */
+bool rt_carrier_others(int carrier, int except);
+/* Where XDP sends for member ifindex (xf_tx_ports' value): the parent of
+ * a VLAN device, which gets XF_RTIF_VLAN in *flags, else ifindex itself
+ * (XF_RTIF_VLAN cleared). Reads the member's link pin. */
+uint32_t rt_xdp_target(int ifindex, uint32_t *flags);
+/* hook xdp on the parent of a VLAN device: a veth or netkit peer whose
+ * tx-vlan offload is on hands its tags over in skb metadata, which XDP
+ * does not see: refused unless force (prints the Error). 0/-errno. */
+int rt_check_peer_vlan(struct xf_nl *nl, const char *dev, const struct xf_link *parent,
+		       bool force);
+/* The warning "route show" gives a VLAN member on hook xdp for such a
+ * peer of its parent into buf, or NULL. */
+const char *rt_peer_vlan_warning(struct xf_nl *nl, const struct xf_link *parent, char *buf,
+				 size_t len);
 /* ifindex is a member on hook xdp. */
 bool rt_on_xdp(int ifindex);
+/* The route link fd is an XDP link. */
+bool rt_on_xdp_link(int fd);
 /* The parent a member's link runs on when that is not the member itself
  * (a VLAN device), else 0. */
 int rt_vlan_parent(int ifindex);

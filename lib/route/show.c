@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "nl_link.h"
+#include "probe.h"
 #include "route/route.h"
 #include "internal.h"
 #include "xbpf.h"
@@ -46,7 +47,7 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 	struct bpf_link_info li;
 	struct xf_route_ifcfg cfg;
 	uint32_t len = sizeof(li), key = ifindex;
-	struct xf_link l;
+	struct xf_link l, pl;
 	enum xf_hook h;
 	int fd;
 
@@ -80,15 +81,19 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 		return;
 	}
 	memcpy(ri->name, l.name, sizeof(ri->name));
+	pl = l;
 	if (l.vlan.is) {
 		ri->vlan.parent = l.link;
 		ri->vlan.id = l.vlan.id;
 		ri->vlan.ad = l.vlan.ad;
 		if (l.link_netnsid < 0)
 			if_indextoname(l.link, ri->vlan.parent_name);
+		/* The program runs on the parent: its mode, its peer. */
+		if (l.link_netnsid >= 0 || xf_link_get(nl, NULL, l.link, &pl))
+			pl = l;
 	}
 	if (ri->hook == XF_HOOK_XDP)
-		ri->mode = l.xdp.mode == XF_XDP_SKB ? "generic" : "native";
+		ri->mode = pl.xdp.mode == XF_XDP_SKB ? "generic" : "native";
 	else
 		ri->mode = "tcx";
 	if (ri->flags & XF_RTIF_AUTO) {
@@ -96,13 +101,17 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 
 		bpf_xdp_query(ifindex, 0, &q);
 		ri->why = rt_hook_why(l.kind, q.feature_flags, &h);
+		/* A VLAN device or its parent took the hook of the link
+		 * they share, or there was no tcx. */
 		if (h != ri->hook)
-			ri->why = "auto: no tcx in this kernel";
+			ri->why = !xf_tcx_available(ifindex) ? "auto: no tcx in this kernel" :
+				  "auto: its program runs on xdp there already";
 	} else {
 		ri->why = ri->hook == XF_HOOK_XDP ? "hook xdp given" : "hook tc given";
 	}
-	if (ri->hook == XF_HOOK_XDP)
-		rt_peer_csum_warning(nl, &l, ri->warning, sizeof(ri->warning));
+	if (ri->hook == XF_HOOK_XDP &&
+	    !rt_peer_csum_warning(nl, &pl, ri->warning, sizeof(ri->warning)) && l.vlan.is)
+		rt_peer_vlan_warning(nl, &pl, ri->warning, sizeof(ri->warning));
 	if (ri->hook == XF_HOOK_TC && !ri->link_id)
 		ri->why = "the link is not in the kernel any more";
 }

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* VLAN devices in the forwarding set (hook tc).
+/* VLAN devices in the forwarding set (hook tc and hook xdp).
  *
  * XDP and tc see trunk traffic on the real device underneath, never on a
  * VLAN device's own receive path, so a VLAN device U of the set is a
  * member (its own xf_rt_ifcfg entry, counter slot and link pin) whose
- * link is the tcx link of the program on its parent P. The link pin is the
- * reference count: U's directory pins the same link as P's (when P is a
- * member too) and as its sibling VLAN devices', and the program leaves P
- * when the last of them is unpinned. xf_rt_vlan (xfwd_bpf.h) maps the tags
- * on P to the devices, and is rewritten from the kernel's links by every
+ * link is the link of the program on its parent P: the tcx link, or the
+ * XDP link of P's chain, of which route is then a member. The link pins
+ * are the reference count: U's directory pins the same link as P's (when
+ * P is a member too) and as its sibling VLAN devices', and the program
+ * leaves P when the last of them goes (tc: the last pin; xdp: detach
+ * takes route out of P's chain then, rt_carrier_others). xf_rt_vlan
+ * (xfwd_bpf.h) maps the tags on P to the devices and the devices to their
+ * tags, and is rewritten from the kernel's links by every
  * command that changes the set (rt_vlan_sync). */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +21,8 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
 #include <net/if.h>
 
 #include "internal.h"
@@ -40,6 +45,29 @@ static int rt_link_ifindex(int fd, bool xdp)
 	return 0;
 }
 
+int rt_link_carrier(int fd)
+{
+	return rt_link_ifindex(fd, true);
+}
+
+bool rt_carrier_others(int carrier, int except)
+{
+	int ifx[RT_MAX_PINNED], n, i, fd;
+	bool found = false;
+
+	n = rt_pinned_ifindexes(ifx, RT_MAX_PINNED);
+	for (i = 0; i < n && !found; i++) {
+		if (ifx[i] == except)
+			continue;
+		fd = rt_link_open(ifx[i]);
+		if (fd < 0)
+			continue;
+		found = rt_link_ifindex(fd, true) == carrier;
+		close(fd);
+	}
+	return found;
+}
+
 int rt_carrier_link(int carrier)
 {
 	int ifx[RT_MAX_PINNED], n, i, fd;
@@ -49,11 +77,16 @@ int rt_carrier_link(int carrier)
 		fd = rt_link_open(ifx[i]);
 		if (fd < 0)
 			continue;
-		if (rt_link_ifindex(fd, false) == carrier)
+		if (rt_link_ifindex(fd, true) == carrier)
 			return fd;
 		close(fd);
 	}
 	return -ENOENT;
+}
+
+bool rt_on_xdp_link(int fd)
+{
+	return rt_link_ifindex(fd, true) && !rt_link_ifindex(fd, false);
 }
 
 bool rt_on_xdp(int ifindex)
@@ -79,26 +112,70 @@ int rt_vlan_parent(int ifindex)
 	return p == ifindex ? 0 : p;
 }
 
+uint32_t rt_xdp_target(int ifindex, uint32_t *flags)
+{
+	int p = rt_vlan_parent(ifindex);
+
+	if (p)
+		*flags |= XF_RTIF_VLAN;
+	else
+		*flags &= ~XF_RTIF_VLAN;
+	return p ?: ifindex;
+}
+
 struct rt_vlan_ent {
 	uint64_t key;
 	struct xf_route_vlan v;
 };
 
-/* The entry member ifindex gives xf_rt_vlan now, if any: a VLAN device,
- * up, whose parent is in this namespace and runs this member's link. */
+/* The entries member ifindex gives xf_rt_vlan now, if any: a VLAN
+ * device, up, whose parent is in this namespace and runs this member's
+ * link; e[0] its tag on the parent, e[1] the tag it sends with. */
 static bool rt_vlan_entry(struct xf_nl *nl, uint32_t ifindex, struct rt_vlan_ent *e)
 {
 	struct xf_link l;
+	int i;
 
 	if (xf_link_get(nl, NULL, ifindex, &l) || !l.vlan.is || l.link_netnsid >= 0 ||
 	    !l.link || !(l.flags & IFF_UP))
 		return false;
 	if (rt_vlan_parent(ifindex) != l.link)
 		return false;
-	e->key = XF_RT_VLAN_IN((uint64_t)l.link, l.vlan.ad, l.vlan.id);
-	e->v.ifindex = ifindex;
-	memcpy(e->v.prio, l.vlan.ingress_prio, sizeof(e->v.prio));
+	memset(e, 0, 2 * sizeof(*e));
+	e[0].key = XF_RT_VLAN_IN((uint64_t)l.link, l.vlan.ad, l.vlan.id);
+	e[0].v.ifindex = ifindex;
+	memcpy(e[0].v.prio, l.vlan.ingress_prio, sizeof(e[0].v.prio));
+	e[1].key = XF_RT_VLAN_OUT(ifindex);
+	e[1].v.ifindex = l.link;
+	e[1].v.proto = htons(l.vlan.ad ? ETH_P_8021AD : ETH_P_8021Q);
+	e[1].v.vid = l.vlan.id;
+	for (i = 0; i < XF_RT_VLAN_QOS_N; i++)
+		e[1].v.qos[i] = (uint16_t)(l.vlan.egress_pcp[i] << 13);
+	e[1].v.qflags = (l.vlan.egress_high ? XF_RT_VLAN_QOS_HIGH : 0) |
+			(l.vlan.egress_qos ? XF_RT_VLAN_QOS_MAP : 0);
 	return true;
+}
+
+/* The namespace's rt_genid as the kctx build reads it (xf_route_genid run
+ * once, struct xf_route_vlan): 0, or -errno (-EOPNOTSUPP: not readable). */
+static int rt_vlan_rtgen(struct xf_inst *in, uint32_t *gen)
+{
+	uint8_t pkt[64] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt),
+		    .repeat = 1);
+	struct xf_route_src4 p = { 0 };
+	uint32_t key = XF_RT_SRC4_PROBE;
+
+	if (in->fd[RT_PROG_GENID] < 0 || in->fd[RT_MAP_SRC4] < 0)
+		return -EOPNOTSUPP;
+	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, &p, BPF_ANY) ||
+	    bpf_prog_test_run_opts(in->fd[RT_PROG_GENID], &o) ||
+	    bpf_map_lookup_elem(in->fd[RT_MAP_SRC4], &key, &p))
+		return -errno;
+	if (!p.a[3])
+		return -EOPNOTSUPP;
+	*gen = p.a[2];
+	return 0;
 }
 
 int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, int n)
@@ -106,13 +183,22 @@ int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, 
 	struct rt_vlan_ent ents[XF_RT_VLAN_MAX];
 	uint64_t keys[XF_RT_VLAN_MAX], next, *prev = NULL;
 	int cnt = 0, nk = 0, i, j, err = 0;
+	uint32_t gen = 0;
+	bool gen_ok;
 
 	if (in->fd[RT_MAP_VLAN] < 0)
 		return 0;
+	/* The counter before the links are read: a device that goes down
+	 * after it was read up bumps it (struct xf_route_vlan). */
+	gen_ok = !rt_vlan_rtgen(in, &gen);
 	/* Without netlink nothing is known: an empty map passes every tag. */
-	for (i = 0; nl && i < n && cnt < XF_RT_VLAN_MAX; i++)
-		if (rt_vlan_entry(nl, members[i], &ents[cnt]))
-			cnt++;
+	for (i = 0; nl && i < n && cnt + 2 <= XF_RT_VLAN_MAX; i++) {
+		if (!rt_vlan_entry(nl, members[i], &ents[cnt]))
+			continue;
+		ents[cnt].v.gen = gen;
+		ents[cnt].v.gen_ok = gen_ok;
+		cnt += 2;
+	}
 	for (i = 0; i < cnt; i++)
 		if (bpf_map_update_elem(in->fd[RT_MAP_VLAN], &ents[i].key, &ents[i].v, BPF_ANY))
 			err = -errno;

@@ -56,13 +56,15 @@ gen_corpus() {
 
 # l2_reasons: "vlan N not_ip N other_host N", the packets of these pass
 # reasons on r1's veth1 (all 0 when not attached), as corpus.py reasons
-# prints them. Hook tc tells tags apart (vlan_unknown, vlan_prio0,
-# vlan_qinq, vlan_source; test/vlan.bats checks each): summed as "vlan".
+# prints them. The fast path tells tags apart (vlan_unknown, vlan_prio0,
+# vlan_qinq, vlan_source, vlan_down, vlan_qos; test/vlan.bats checks
+# each): summed as "vlan".
 l2_reasons() {
 	xr -j route show dev veth1 2>/dev/null | jq 2>/dev/null -er '.interfaces[0] |
 		[.pass_reasons[] | {(.reason): .packets}] | add // {} |
 		"vlan \((.vlan // 0) + (.vlan_unknown // 0) + (.vlan_prio0 // 0) +
-			(.vlan_qinq // 0) + (.vlan_source // 0)) not_ip \(.not_ip // 0) other_host \(.other_host // 0)"' ||
+			(.vlan_qinq // 0) + (.vlan_source // 0) + (.vlan_down // 0) +
+			(.vlan_qos // 0)) not_ip \(.not_ip // 0) other_host \(.other_host // 0)"' ||
 		echo "vlan 0 not_ip 0 other_host 0"
 }
 

@@ -24,29 +24,21 @@ vlan_addrs() {
 	ip -n "$1" addr add "$4/64" dev "$2" nodad
 }
 
-# vlan_h1 ID: h1 talks to r1 tagged ID (h1 veth0.ID -- r1 veth1.ID); the
-# untagged veth0/veth1 keep no global address.
-vlan_h1() {
-	ip -n "$XF_NS_H1" addr flush dev veth0 scope global
-	ip -n "$XF_NS_R1" addr flush dev veth1 scope global
-	vlan_dev "$XF_NS_H1" veth0 "$1"
-	vlan_dev "$XF_NS_R1" veth1 "$1"
-	vlan_addrs "$XF_NS_H1" "veth0.$1" "$XF_H1_IP4" "$XF_H1_IP6"
-	vlan_addrs "$XF_NS_R1" "veth1.$1" "$XF_R1_IP4A" "$XF_R1_IP6A"
-	ip -n "$XF_NS_H1" route replace default via "$XF_R1_IP4A"
-	ip -n "$XF_NS_H1" -6 route replace default via "$XF_R1_IP6A"
-}
-
-# vlan_h2 ID: the same between r1 veth2.ID and h2 veth0.ID.
-vlan_h2() {
-	ip -n "$XF_NS_H2" addr flush dev veth0 scope global
-	ip -n "$XF_NS_R1" addr flush dev veth2 scope global
-	vlan_dev "$XF_NS_H2" veth0 "$1"
-	vlan_dev "$XF_NS_R1" veth2 "$1"
-	vlan_addrs "$XF_NS_H2" "veth0.$1" "$XF_H2_IP4" "$XF_H2_IP6"
-	vlan_addrs "$XF_NS_R1" "veth2.$1" "$XF_R1_IP4B" "$XF_R1_IP6B"
-	ip -n "$XF_NS_H2" route replace default via "$XF_R1_IP4B"
-	ip -n "$XF_NS_H2" -6 route replace default via "$XF_R1_IP6B"
+# vlan_side N ID: host N (1: h1, 2: h2) talks to r1 tagged ID, hN's
+# veth0.ID -- r1's vethN.ID, with the addresses of that side; the untagged
+# veth0/vethN keep no global address.
+vlan_side() {
+	local ns=XF_NS_H$1 r1dev=veth$1 h4=XF_H$1_IP4 h6=XF_H$1_IP6 ab
+	ab=$([[ $1 == 1 ]] && echo A || echo B)
+	local r4=XF_R1_IP4$ab r6=XF_R1_IP6$ab
+	ip -n "${!ns}" addr flush dev veth0 scope global
+	ip -n "$XF_NS_R1" addr flush dev "$r1dev" scope global
+	vlan_dev "${!ns}" veth0 "$2"
+	vlan_dev "$XF_NS_R1" "$r1dev" "$2"
+	vlan_addrs "${!ns}" "veth0.$2" "${!h4}" "${!h6}"
+	vlan_addrs "$XF_NS_R1" "$r1dev.$2" "${!r4}" "${!r6}"
+	ip -n "${!ns}" route replace default via "${!r4}"
+	ip -n "${!ns}" -6 route replace default via "${!r6}"
 }
 
 # vlan_stick ID: router on a stick. h2 moves onto h1's trunk: h1's
@@ -87,11 +79,38 @@ kfwd() {
 	echo "$(kstat "$XF_NS_R1" IpForwDatagrams)/$(kstat "$XF_NS_R1" Ip6OutForwDatagrams)"
 }
 
-# vlan_refused DEV...: on a kernel without tcx, attaching VLAN devices is
-# refused with the reason and nothing changes.
+# vlan_refused DEV: on a kernel without tcx, attaching a VLAN device on
+# hook tc is refused with the reason and nothing changes.
 vlan_refused() {
 	run -1 --separate-stderr xr route attach dev "$1" hook tc
-	assert_equal "$stderr" "Error: $1 is a VLAN device, which needs hook tc, and hook tc needs tcx (Linux 6.6 or later), which this kernel lacks."
+	assert_equal "$stderr" "Error: hook tc needs tcx (Linux 6.6 or later), which this kernel lacks; use hook xdp."
 	run -0 xr -j route show
 	assert_output '{"interfaces":[]}'
+}
+
+# vlan_no_hook HOOK DEV: HOOK cannot be tested here (tc without tcx):
+# checks the refusal instead, for "if vlan_no_hook ...; then return; fi".
+vlan_no_hook() {
+	[[ $1 == tc ]] && kernel_lacks tcx || return 1
+	vlan_refused "$2"
+}
+
+# vlan_xdp_ready: what hook xdp needs of the hosts (xdp_ready: GRO on,
+# checksum offload off), and their tags in the frame, where XDP sees
+# them: tx-vlan offload off, as on a wire (route attach refuses it on).
+vlan_xdp_ready() {
+	xdp_ready
+	in_h1 ethtool -K veth0 txvlan off tx-vlan-stag-hw-insert off >/dev/null
+	in_h2 ethtool -K veth0 txvlan off tx-vlan-stag-hw-insert off >/dev/null
+}
+
+# vlan_attach HOOK DEV...: the devices on HOOK (after warm_up; the hosts
+# made ready for xdp first).
+vlan_attach() {
+	local hook=$1 a=()
+	shift
+	[[ $hook != xdp ]] || vlan_xdp_ready
+	warm_up
+	for d in "$@"; do a+=(dev "$d"); done
+	run -0 xr route attach "${a[@]}" hook "$hook"
 }
