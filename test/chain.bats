@@ -607,7 +607,7 @@ EOF
 @test "route and a filter share one interface through the chain" {
 	xdp_ready
 	# XDP-redirected UDP keeps a checksum that offload never finished.
-	in_h1 ethtool -K veth0 tx off >/dev/null
+	in_h1 ethtool -K veth0 tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
 	run -0 xr route attach dev veth1 dev veth2 hook xdp
 	assert_equal "$(members)" "route"
 	# The filter goes before route by priority (50 against route's 1000).
@@ -634,7 +634,7 @@ EOF
 
 @test "chain del leaves route's member to route: refused by name, kept by del all, taken by route detach" {
 	xdp_ready
-	in_h1 ethtool -K veth0 tx off >/dev/null
+	in_h1 ethtool -K veth0 tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
 	run -0 xr route attach dev veth1 dev veth2 hook xdp
 	run -0 xr chain add dev veth1 obj "$PROGS/count.bpf.o" name c last
 	run -0 xr chain set dev veth1 name route on pass goto c

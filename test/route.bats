@@ -737,9 +737,9 @@ malformed() {
 
 @test "hook auto on a veth: tc, or xdp where the kernel has no tcx; show says why" {
 	if kernel_lacks tcx; then
-		# auto takes xdp, which a peer with checksum offload on refuses.
+		# auto takes xdp, which a peer with its offloads on refuses.
 		run -1 --separate-stderr xr route attach dev veth1
-		assert_equal "${stderr%%, and XDP*}" "Error: veth1's peer veth0 (netns $XF_NS_H1) has tx checksum offload on"
+		assert_equal "${stderr%%: XDP*}" "Error: veth1's peer veth0 (netns $XF_NS_H1) has tx checksum and tx-vlan offload on"
 		tx_off
 	fi
 	run -0 xr route attach dev veth1

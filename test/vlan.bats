@@ -404,7 +404,7 @@ qos_pings() {
 	wait_until 5 vlan_ready
 	# h1's veth0 with neither XDP nor GRO: veth1 drops XDP frames.
 	in_h1 ethtool -K veth0 gro off tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
-	in_h2 ethtool -K veth0 gro on tx off >/dev/null
+	in_h2 ethtool -K veth0 gro on tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
 	warm_up
 	run -0 xr route attach dev veth1.100 dev veth2 hook xdp
 	vlan_pings 3

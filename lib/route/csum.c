@@ -5,9 +5,10 @@
  * finishes them on the way out; XDP never sees that state, so what it
  * redirects arrives with wrong checksums and the receiver drops it. A peer
  * with tx-vlan offload hands its VLAN devices' tags on in skb metadata,
- * which XDP does not see either: the frame looks untagged. Such an ingress
- * is refused (unless -force; the tags only where VLAN devices of the set
- * take them) and "route show" warns when a peer turns it on later. */
+ * which XDP does not see either: the frame looks untagged, and the fast
+ * path would forward what the kernel takes for a VLAN's (and drops where
+ * no device has the id). Such an ingress is refused (unless -force) and
+ * "route show" warns when a peer turns either on later. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,13 +37,34 @@ int rt_check_peer_csum(struct xf_nl *nl, const char *dev, const struct xf_link *
 			dev, strerror(-err));
 		return err;
 	}
-	if (!p.tx_csum)
-		return 0;
-	fprintf(stderr, "Error: %s's peer %s has tx checksum offload on, and XDP would "
-		"forward its TCP and UDP with unfinished checksums; run \"ethtool -K %s tx off\"%s, "
-		"use hook tc, or -force.\n", dev, xf_peer_str(&p, name, sizeof(name)), p.name,
-		p.netns[0] ? " in its namespace" : "");
-	return -EOPNOTSUPP;
+	/* A tag in metadata is one XDP cannot see: the kernel takes the
+	 * frame as its VLAN's (and drops it where no device has the id),
+	 * the fast path as untagged. Unknown counts as on. */
+	if (p.tx_csum && p.tx_vlan) {
+		fprintf(stderr, "Error: %s's peer %s has tx checksum and tx-vlan offload on: XDP "
+			"would forward its TCP and UDP with unfinished checksums and its tagged "
+			"frames as untagged ones; run \"ethtool -K %s tx off txvlan off "
+			"tx-vlan-stag-hw-insert off\"%s, use hook tc, or -force.\n", dev,
+			xf_peer_str(&p, name, sizeof(name)), p.name,
+			p.netns[0] ? " in its namespace" : "");
+		return -EOPNOTSUPP;
+	}
+	if (p.tx_csum) {
+		fprintf(stderr, "Error: %s's peer %s has tx checksum offload on, and XDP would "
+			"forward its TCP and UDP with unfinished checksums; run \"ethtool -K %s tx "
+			"off\"%s, use hook tc, or -force.\n", dev, xf_peer_str(&p, name, sizeof(name)),
+			p.name, p.netns[0] ? " in its namespace" : "");
+		return -EOPNOTSUPP;
+	}
+	if (p.tx_vlan) {
+		fprintf(stderr, "Error: %s's peer %s has tx-vlan offload on, and XDP would forward "
+			"its tagged frames as untagged ones; run \"ethtool -K %s txvlan off "
+			"tx-vlan-stag-hw-insert off\"%s, use hook tc, or -force.\n", dev,
+			xf_peer_str(&p, name, sizeof(name)), p.name,
+			p.netns[0] ? " in its namespace" : "");
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char *buf,
@@ -51,10 +73,15 @@ const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char
 	struct xf_peer p;
 	char name[IF_NAMESIZE + NAME_MAX + 16];
 
-	if (!xf_link_kind_is_pair(l->kind) || xf_peer_get(nl, l, &p) || !p.tx_csum)
+	if (!xf_link_kind_is_pair(l->kind) || xf_peer_get(nl, l, &p) ||
+	    (!p.tx_csum && p.tx_vlan <= 0))
 		return NULL;
-	snprintf(buf, len, "peer %s has tx checksum offload on: its TCP and UDP leave "
-		 "the fast path with unfinished checksums", xf_peer_str(&p, name, sizeof(name)));
+	if (p.tx_csum)
+		snprintf(buf, len, "peer %s has tx checksum offload on: its TCP and UDP leave "
+			 "the fast path with unfinished checksums", xf_peer_str(&p, name, sizeof(name)));
+	else
+		snprintf(buf, len, "peer %s has tx-vlan offload on: its tagged frames look "
+			 "untagged to the fast path", xf_peer_str(&p, name, sizeof(name)));
 	return buf;
 }
 

@@ -41,8 +41,8 @@ hostile_topo() {
 	# tx off: what the hosts send is never left with a partial checksum
 	# (environment.md), which hook xdp refuses to forward; here frames
 	# are raw, and it holds in all three runs alike.
-	ip netns exec "$XF_NS_H1" ethtool -K veth0 gro on tx off >/dev/null
-	ip netns exec "$XF_NS_H2" ethtool -K veth0 gro on tx off >/dev/null
+	ip netns exec "$XF_NS_H1" ethtool -K veth0 gro on tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
+	ip netns exec "$XF_NS_H2" ethtool -K veth0 gro on tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
 }
 
 # gen_corpus FILE

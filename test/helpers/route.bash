@@ -26,14 +26,14 @@ warm_up() {
 # checksum offload off, without which route attach refuses hook xdp (XDP
 # would forward their TCP and UDP with unfinished checksums).
 xdp_ready() {
-	in_h1 ethtool -K veth0 gro on tx off >/dev/null
-	in_h2 ethtool -K veth0 gro on tx off >/dev/null
+	in_h1 ethtool -K veth0 gro on tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
+	in_h2 ethtool -K veth0 gro on tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
 }
 
 # tx_off: only the checksum offload, for hook xdp without GRO.
 tx_off() {
-	in_h1 ethtool -K veth0 tx off >/dev/null
-	in_h2 ethtool -K veth0 tx off >/dev/null
+	in_h1 ethtool -K veth0 tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
+	in_h2 ethtool -K veth0 tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
 }
 
 # attach HOOK [ARGS...]: veth1 and veth2 of r1 on HOOK (GRO first for xdp).
