@@ -14,6 +14,7 @@
 #include <linux/sockios.h>
 
 #include "devstats.h"
+#include "ethtool.h"
 #include "nl.h"
 
 static const char *const std_names[XF_DEV_NSTD] = {
@@ -93,16 +94,6 @@ int xf_devstats_map(const char *ethtool_name)
 	return -1;
 }
 
-static int ethtool_ioctl(int sk, const char *dev, void *data)
-{
-	struct ifreq ifr;
-
-	memset(&ifr, 0, sizeof(ifr));
-	strncpy(ifr.ifr_name, dev, sizeof(ifr.ifr_name) - 1);
-	ifr.ifr_data = data;
-	return ioctl(sk, SIOCETHTOOL, &ifr) ? -errno : 0;
-}
-
 /* The driver's name and its ethtool statistics, summed into d. A device
  * without them (-EOPNOTSUPP) is no error. */
 static int read_ethtool(struct xf_devstats *d)
@@ -116,7 +107,7 @@ static int read_ethtool(struct xf_devstats *d)
 	sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (sk < 0)
 		return -errno;
-	err = ethtool_ioctl(sk, d->dev, &info);
+	err = xf_ethtool_ioctl(sk, d->dev, &info);
 	if (err)
 		goto out;
 	snprintf(d->driver, sizeof(d->driver), "%s", info.driver);
@@ -134,7 +125,7 @@ static int read_ethtool(struct xf_devstats *d)
 	str->len = n;
 	st->cmd = ETHTOOL_GSTATS;
 	st->n_stats = n;
-	err = ethtool_ioctl(sk, d->dev, str) ?: ethtool_ioctl(sk, d->dev, st);
+	err = xf_ethtool_ioctl(sk, d->dev, str) ?: xf_ethtool_ioctl(sk, d->dev, st);
 	if (err)
 		goto out;
 	/* The driver may have grown or shrunk its set in between. */

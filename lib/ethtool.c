@@ -12,36 +12,30 @@
 
 #include "ethtool.h"
 
-int xf_ethtool_get(int sk, const char *ifname, uint32_t cmd)
-{
-	struct ethtool_value ev = { .cmd = cmd };
-	struct ifreq ifr;
-	int s = sk, err = 0;
-
-	if (s < 0) {
-		s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		if (s < 0)
-			return -errno;
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	strncpy(ifr.ifr_name, ifname, sizeof(ifr.ifr_name) - 1);
-	ifr.ifr_data = (void *)&ev;
-	if (ioctl(s, SIOCETHTOOL, &ifr))
-		err = -errno;
-	if (sk < 0)
-		close(s);
-	return err ? err : !!ev.data;
-}
-
-/* One ETHTOOL_* ioctl with data on ifname. 0/-errno. */
-static int ethtool_ioctl(int s, const char *ifname, void *data)
+int xf_ethtool_ioctl(int sk, const char *ifname, void *data)
 {
 	struct ifreq ifr;
 
 	memset(&ifr, 0, sizeof(ifr));
 	strncpy(ifr.ifr_name, ifname, sizeof(ifr.ifr_name) - 1);
 	ifr.ifr_data = data;
-	return ioctl(s, SIOCETHTOOL, &ifr) ? -errno : 0;
+	return ioctl(sk, SIOCETHTOOL, &ifr) ? -errno : 0;
+}
+
+int xf_ethtool_get(int sk, const char *ifname, uint32_t cmd)
+{
+	struct ethtool_value ev = { .cmd = cmd };
+	int s = sk, err;
+
+	if (s < 0) {
+		s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (s < 0)
+			return -errno;
+	}
+	err = xf_ethtool_ioctl(s, ifname, &ev);
+	if (sk < 0)
+		close(s);
+	return err ? err : !!ev.data;
 }
 
 /* The index of the feature name among the kernel's names, or -errno. */
@@ -55,7 +49,7 @@ static int ethtool_feature_index(int s, const char *ifname, const char *name)
 	uint32_t n, i;
 	int err;
 
-	err = ethtool_ioctl(s, ifname, &ss);
+	err = xf_ethtool_ioctl(s, ifname, &ss);
 	if (err)
 		return err;
 	if (!ss.h.sset_mask || !ss.len || ss.len > 4096)
@@ -67,7 +61,7 @@ static int ethtool_feature_index(int s, const char *ifname, const char *name)
 	gs->cmd = ETHTOOL_GSTRINGS;
 	gs->string_set = ETH_SS_FEATURES;
 	gs->len = n;
-	err = ethtool_ioctl(s, ifname, gs);
+	err = xf_ethtool_ioctl(s, ifname, gs);
 	for (i = 0; !err && i < gs->len && i < n; i++)
 		if (!strncmp((const char *)gs->data + (size_t)i * ETH_GSTRING_LEN, name,
 			     ETH_GSTRING_LEN))
@@ -98,7 +92,7 @@ int xf_ethtool_feature(int sk, const char *ifname, const char *name)
 		if (gf) {
 			gf->cmd = ETHTOOL_GFEATURES;
 			gf->size = blocks;
-			err = ethtool_ioctl(s, ifname, gf);
+			err = xf_ethtool_ioctl(s, ifname, gf);
 		}
 		if (!err)
 			err = !!(gf->features[idx / 32].active & (1U << (idx % 32)));
