@@ -73,6 +73,68 @@ struct {
 	__type(value, struct xf_route_vlan);
 } xf_rt_vlan SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XF_RT_VLC_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xf_route_vlc);
+} xf_rt_vlc SEC(".maps");
+
+/* What a packet takes from key's entry (struct xf_route_vlan): IN, the
+ * device, its priority for the PCP and its generation; OUT, the tag and
+ * the egress-qos-map's PCP bits for skb->priority. */
+struct xf_rt_vlan_ent {
+	__u32 ifindex;
+	__u32 prio;		/* IN: prio[pcp] */
+	__u32 gen;		/* IN */
+	__u32 gen_ok;		/* IN */
+	__u32 qflags;		/* OUT */
+	__u16 qos;		/* OUT: qos[prio] */
+	__u16 vid;		/* OUT */
+	__be16 proto;		/* OUT */
+};
+
+/* i: the PCP (IN), or skb->priority (OUT); out: a constant. */
+static __always_inline void xf_rt_vlan_take(struct xf_rt_vlan_ent *e,
+					    const struct xf_route_vlan *v, __u32 i, int out)
+{
+	e->ifindex = v->ifindex;
+	if (out) {
+		e->qflags = v->qflags;
+		e->qos = v->qos[i & (XF_RT_VLAN_QOS_N - 1)];
+		e->vid = v->vid;
+		e->proto = v->proto;
+	} else {
+		e->prio = v->prio[i & 7];
+		e->gen = v->gen;
+		e->gen_ok = v->gen_ok;
+	}
+}
+
+/* key's entry into *e (xf_rt_vlan_take()): from the direct-mapped copy
+ * when it holds key, else from the hash; 0 when there is none. The copy's
+ * values are read before its key (xfwd_bpf.h): a key still there after
+ * them means they were its own. */
+static __always_inline int xf_rt_vlan_get(__u64 key, __u32 i, int out,
+					  struct xf_rt_vlan_ent *e)
+{
+	__u32 k = XF_RT_VLC_SLOT(key);
+	struct xf_route_vlc *c = bpf_map_lookup_elem(&xf_rt_vlc, &k);
+	struct xf_route_vlan *v;
+
+	if (c) {
+		xf_rt_vlan_take(e, &c->v, i, out);
+		asm volatile("" ::: "memory");
+		if (c->key == key)
+			return 1;
+	}
+	v = bpf_map_lookup_elem(&xf_rt_vlan, &key);
+	if (!v)
+		return 0;
+	xf_rt_vlan_take(e, v, i, out);
+	return 1;
+}
+
 #if XF_KCTX
 /* Only the fields read, with CO-RE; struct vlan_info is 8021q.ko's own,
  * found in the module's BTF when it is loaded as the program is. */
@@ -168,18 +230,17 @@ static __always_inline int xf_rt_vlan_live(void *ctx, enum xf_rt_hook hook, __u3
 static __always_inline __u32 xf_rt_vlan_in(void *ctx, enum xf_rt_hook hook, struct xf_rt_md *md,
 					   __u32 proto, __u32 tci)
 {
-	struct xf_route_vlan *v;
+	struct xf_rt_vlan_ent v;
 	__u32 vid = tci & XF_VLAN_VID_MASK;
 	__u64 key;
 
 	if (!vid)
 		return XF_RR_VLAN_PRIO0;
 	key = XF_RT_VLAN_IN(md->iif, proto == bpf_htons(ETH_P_8021AD), vid);
-	v = bpf_map_lookup_elem(&xf_rt_vlan, &key);
-	if (!v)
+	if (!xf_rt_vlan_get(key, tci >> XF_VLAN_PRIO_SHIFT, 0, &v))
 		return XF_RR_VLAN_UNKNOWN;
-	md->iif = v->ifindex;
-	md->vprio = v->prio[(tci >> XF_VLAN_PRIO_SHIFT) & 7];
+	md->iif = v.ifindex;
+	md->vprio = v.prio;
 	md->vlan = XF_RT_VLAN_POP;
 	/* vlan_do_receive(): the VLAN device's own address is "host". */
 	if (md->pkt_type == PACKET_OTHERHOST)
@@ -190,11 +251,11 @@ static __always_inline __u32 xf_rt_vlan_in(void *ctx, enum xf_rt_hook hook, stru
 		__u32 gen = xf_rt_vlan_rtgen(xf_kctx_net(ctx, hook == XF_RT_XDP), &ok);
 
 		/* Up then, and no device has gone down or away since. */
-		if (ok && v->gen_ok && v->gen == gen)
+		if (ok && v.gen_ok && v.gen == gen)
 			live = 1;
 		else
 			live = xf_rt_vlan_live(ctx, hook, proto == bpf_htons(ETH_P_8021AD), vid,
-					       v->ifindex);
+					       v.ifindex);
 		if (!live)
 			return XF_RR_VLAN_DOWN;
 		if (live > 0)
@@ -246,19 +307,14 @@ static __always_inline struct xf_route_ifcfg *xf_rt_cfg(__u32 ifindex);
 static __always_inline __u32 xf_rt_vlan_xdp_out(void *ctx, struct xf_rt_md *md, __u32 *tag)
 {
 	struct xf_route_ifcfg *ocfg = xf_rt_cfg(md->fib.ifindex);
-	struct xf_route_vlan *v;
+	struct xf_rt_vlan_ent v;
 	int fwd_prio = -1;
-	__u64 key;
 	__u32 prio;
 	__u16 qos;
 
 	*tag = 0;
 	if (!ocfg || !(ocfg->flags & XF_RTIF_VLAN))
 		return XF_RR_FORWARDED;
-	key = XF_RT_VLAN_OUT(md->fib.ifindex);
-	v = bpf_map_lookup_elem(&xf_rt_vlan, &key);
-	if (!v)
-		return XF_RR_NOT_IN_SET;
 	/* skb->priority as vlan_dev_hard_start_xmit() would see it: what the
 	 * ingress gave it (0, or the ingress VLAN device's map), which
 	 * ip_forward() replaces by rt_tos2priority(TOS) unless
@@ -270,19 +326,21 @@ static __always_inline __u32 xf_rt_vlan_xdp_out(void *ctx, struct xf_rt_md *md, 
 #if XF_KCTX
 		fwd_prio = xf_rt_vlan_fwd_prio(ctx);
 #endif
-		if (fwd_prio < 0 && (v->qflags & XF_RT_VLAN_QOS_MAP))
-			return XF_RR_VLAN_QOS;
 		if (fwd_prio)
 			prio = xf_tos2prio(md->tos);
 	}
-	/* Masked before the test: the verifier sees the bound. */
-	qos = v->qos[prio & (XF_RT_VLAN_QOS_N - 1)];
+	if (!xf_rt_vlan_get(XF_RT_VLAN_OUT(md->fib.ifindex), prio, 1, &v))
+		return XF_RR_NOT_IN_SET;
+	if (md->v4 && fwd_prio < 0 && (v.qflags & XF_RT_VLAN_QOS_MAP))
+		return XF_RR_VLAN_QOS;
+	/* v.qos is the map's entry for prio masked to the map's size. */
+	qos = v.qos;
 	if (prio >= XF_RT_VLAN_QOS_N) {
-		if (v->qflags & XF_RT_VLAN_QOS_HIGH)
+		if (v.qflags & XF_RT_VLAN_QOS_HIGH)
 			return XF_RR_VLAN_QOS;
 		qos = 0;	/* not in the map: PCP 0 */
 	}
-	*tag = v->proto | ((__u32)bpf_htons(v->vid | qos) << 16);
+	*tag = v.proto | ((__u32)bpf_htons(v.vid | qos) << 16);
 	return XF_RR_FORWARDED;
 }
 

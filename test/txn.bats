@@ -115,7 +115,7 @@ load helpers/reliability
 # (Hash maps dump in bucket order, which a rewrite may change: sorted.)
 refresh_maps() {
 	local m
-	for m in xf_rt_ifcfg xf_rt_ifc xf_tx_ports xf_rt_local xf_rt_src4 xf_rt_loc6 xf_rt_vlan; do
+	for m in xf_rt_ifcfg xf_rt_ifc xf_tx_ports xf_rt_local xf_rt_src4 xf_rt_loc6 xf_rt_vlan xf_rt_vlc; do
 		echo "map dump pinned $PIN_DIR/route/$m"
 	done | bpftool -j batch file - | jq -c '.[] | select(.command) | .output | sort_by(.key)'
 }

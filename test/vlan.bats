@@ -103,6 +103,40 @@ two_vlans() {
 	two_vlans xdp "vlan_stick 300" veth1.300
 }
 
+# slot_shared HOOK: router on a stick with ids 100 and 1124, whose
+# entries want one slot of the direct-mapped copy xf_rt_vlc
+# (XF_RT_VLC_SLOT: 1124 - 100 = XF_RT_VLC_SLOTS): the copy holds one of
+# them, the hash answers for the other, and both directions are forwarded
+# by the fast path for their own device. Were the copy's key not checked,
+# one device's frames would enter as the other's, hairpin and go to the
+# kernel.
+slot_shared() {
+	local hook=$1 before
+	need_vlan
+	vlan_side 1 100
+	vlan_stick 1124
+	wait_until 5 vlan_ready
+	if vlan_no_hook "$hook" veth1.100; then return; fi
+	vlan_attach "$hook" veth1.100 veth1.1124
+	# One IN entry (the shared slot) and both devices' OUT entries: a
+	# key (the value's first 8 bytes) that is not 0.
+	run -0 bpftool -j map dump pinned "$(pin_dir)/route/xf_rt_vlc"
+	assert_equal "$(jq '[.[] | select(.value[0:8] | any(. != "0x00"))] | length' <<<"$output")" 3
+	before=$(kfwd)
+	vlan_pings 10
+	assert_equal "$(ctr veth1.100 forwarded)" 20
+	assert_equal "$(ctr veth1.1124 forwarded)" 20
+	assert_equal "$(kfwd)" "$before"
+}
+
+@test "vlan hook tc: two VLANs of one trunk whose ids share a slot of the map's copy" {
+	slot_shared tc
+}
+
+@test "vlan hook xdp: router on a stick whose ids share a slot of the map's copy" {
+	slot_shared xdp
+}
+
 # show_shared HOOK: route show lists the VLAN member with its parent and
 # id; the trunk joins the same program on the parent, and the program
 # leaves the parent with the last member that runs there.
@@ -353,7 +387,7 @@ qos_pings() {
 	# r1 maps priority 6 (IPv4's TOS 0x10) to PCP 5 and IPv6's 0 to 1.
 	ip -n "$XF_NS_R1" link set veth1.100 type vlan egress-qos-map 6:5 0:1
 	wait_until 5 vlan_ready
-	vlan_xdp_ready
+	xdp_ready
 	warm_up
 	run -0 pcps 6 qos_pings
 	assert_output "$(printf '4 5 3\n6 1 3')"

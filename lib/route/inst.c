@@ -43,6 +43,7 @@ static const struct xf_inst_obj rt_objs[RT_NFDS] = {
 	[RT_MAP_SRC4] = { .pin = "xf_rt_src4" },
 	[RT_MAP_VLAN] = { .pin = "xf_rt_vlan" },
 	[RT_MAP_LOC6] = { .pin = "xf_rt_loc6" },
+	[RT_MAP_VLC] = { .pin = "xf_rt_vlc" },
 };
 
 const struct xf_inst_desc rt_inst_desc = {

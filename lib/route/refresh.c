@@ -21,6 +21,7 @@
  * device's parent), and a device map takes no batch calls. */
 static const int rt_refresh_maps[] = {
 	RT_MAP_IFCFG, RT_MAP_IFC, RT_MAP_LOCAL, RT_MAP_SRC4, RT_MAP_LOC6, RT_MAP_VLAN,
+	RT_MAP_VLC,
 };
 #define RT_REFRESH_MAPS (sizeof(rt_refresh_maps) / sizeof(rt_refresh_maps[0]))
 

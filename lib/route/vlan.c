@@ -178,8 +178,41 @@ static int rt_vlan_rtgen(struct xf_inst *in, uint32_t *gen)
 	return 0;
 }
 
+/* key's slot of the direct-mapped copy xf_rt_vlc made to hold v (NULL:
+ * to hold no key, where it holds key). Each write changes either the key
+ * or the values, never both, so that a packet reading the values and then
+ * the key never takes another key's values (xfwd_bpf.h). 0/-errno. */
+static int rt_vlc_set(struct xf_inst *in, uint64_t key, const struct xf_route_vlan *v)
+{
+	uint32_t k = XF_RT_VLC_SLOT(key);
+	struct xf_route_vlc c;
+
+	memset(&c, 0, sizeof(c));
+	if (bpf_map_lookup_elem(in->fd[RT_MAP_VLC], &k, &c))
+		return -errno;
+	if (v && c.key == key && !memcmp(&c.v, v, sizeof(*v)))
+		return 0;
+	if (!v && c.key != key)
+		return 0;
+	if (c.key) {
+		c.key = 0;
+		if (bpf_map_update_elem(in->fd[RT_MAP_VLC], &k, &c, BPF_ANY))
+			return -errno;
+	}
+	if (!v)
+		return 0;
+	if (memcmp(&c.v, v, sizeof(*v))) {
+		c.v = *v;
+		if (bpf_map_update_elem(in->fd[RT_MAP_VLC], &k, &c, BPF_ANY))
+			return -errno;
+	}
+	c.key = key;
+	return bpf_map_update_elem(in->fd[RT_MAP_VLC], &k, &c, BPF_ANY) ? -errno : 0;
+}
+
 int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, int n)
 {
+	uint8_t claimed[XF_RT_VLC_SLOTS / 8] = { 0 };
 	struct rt_vlan_ent ents[XF_RT_VLAN_MAX];
 	uint64_t keys[XF_RT_VLAN_MAX], next, *prev = NULL;
 	int cnt = 0, nk = 0, i, j, err = 0;
@@ -199,9 +232,23 @@ int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, 
 		ents[cnt].v.gen_ok = gen_ok;
 		cnt += 2;
 	}
-	for (i = 0; i < cnt; i++)
-		if (bpf_map_update_elem(in->fd[RT_MAP_VLAN], &ents[i].key, &ents[i].v, BPF_ANY))
+	for (i = 0; i < cnt; i++) {
+		uint32_t k = XF_RT_VLC_SLOT(ents[i].key);
+		int e;
+
+		if (bpf_map_update_elem(in->fd[RT_MAP_VLAN], &ents[i].key, &ents[i].v, BPF_ANY)) {
 			err = -errno;
+			continue;
+		}
+		/* The copy: the first key of the set to want a slot has it;
+		 * the others are answered by the hash. */
+		if (in->fd[RT_MAP_VLC] < 0 || (claimed[k / 8] & (1U << (k % 8))))
+			continue;
+		claimed[k / 8] |= 1U << (k % 8);
+		e = rt_vlc_set(in, ents[i].key, &ents[i].v);
+		if (e)
+			err = e;
+	}
 	/* Then what is no longer so: keys first, as in rt_refresh. */
 	while (nk < XF_RT_VLAN_MAX &&
 	       !bpf_map_get_next_key(in->fd[RT_MAP_VLAN], prev, &next)) {
@@ -211,8 +258,19 @@ int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, 
 	for (i = 0; i < nk; i++) {
 		for (j = 0; j < cnt && ents[j].key != keys[i]; j++)
 			;
-		if (j == cnt && bpf_map_delete_elem(in->fd[RT_MAP_VLAN], &keys[i]) &&
-		    errno != ENOENT)
+		if (j < cnt)
+			continue;
+		/* The copy first: no packet may find the key there once
+		 * the hash has lost it. */
+		if (in->fd[RT_MAP_VLC] >= 0) {
+			int e = rt_vlc_set(in, keys[i], NULL);
+
+			if (e) {
+				err = e;
+				continue;
+			}
+		}
+		if (bpf_map_delete_elem(in->fd[RT_MAP_VLAN], &keys[i]) && errno != ENOENT)
 			err = -errno;
 	}
 	return err;

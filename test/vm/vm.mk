@@ -19,8 +19,9 @@ KERNELS ?= sid bookworm
 # pings on both hooks (or the refusal of hook tc), a chain with route, and
 # lookup flowtable's masquerade comparison (or its refusal; the probe's
 # answer is in "every probe answers"), and VLAN devices: the vlan probe,
-# a tagged ping on each hook, router on a stick on hook xdp and a device
-# set down behind xfwd's back on each hook (on 6.1, hook tc's refusal: no
+# a tagged ping on each hook, router on a stick on hook xdp (also with two
+# ids that share a slot of xf_rt_vlc) and a device set down behind xfwd's
+# back on each hook (on 6.1, hook tc's refusal: no
 # tcx; hook xdp there runs the build without kernel context).
 VM_CI_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats \
 	test/flow.bats test/vlan.bats
