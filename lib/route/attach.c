@@ -388,9 +388,8 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	for (i = 0; i < n; i++) {
 		if (d[i].hook != XF_HOOK_XDP)
 			continue;
+		/* The link the program runs on: a VLAN device's parent. */
 		err = rt_check_peer_csum(nl, d[i].cl.name, &d[i].cl, o->force);
-		if (!err && d[i].carrier != d[i].l.ifindex)
-			err = rt_check_peer_vlan(nl, d[i].name, &d[i].cl, o->force);
 		if (err)
 			return err;
 	}

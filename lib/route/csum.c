@@ -84,39 +84,3 @@ const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char
 			 "untagged to the fast path", xf_peer_str(&p, name, sizeof(name)));
 	return buf;
 }
-
-int rt_check_peer_vlan(struct xf_nl *nl, const char *dev, const struct xf_link *parent,
-		       bool force)
-{
-	struct xf_peer p;
-	char name[IF_NAMESIZE + NAME_MAX + 16];
-
-	if (force || !xf_link_kind_is_pair(parent->kind))
-		return 0;
-	if (xf_peer_get(nl, parent, &p) || p.tx_vlan < 0) {
-		fprintf(stderr, "Error: cannot tell whether the peer of %s (the parent of %s) "
-			"sends its tags in the frame; use hook tc, or -force.\n", parent->name,
-			dev);
-		return -EOPNOTSUPP;
-	}
-	if (!p.tx_vlan)
-		return 0;
-	fprintf(stderr, "Error: %s's parent %s has a peer %s with tx-vlan offload on, whose "
-		"tags XDP does not see; run \"ethtool -K %s txvlan off tx-vlan-stag-hw-insert "
-		"off\"%s, use hook tc, or -force.\n", dev, parent->name,
-		xf_peer_str(&p, name, sizeof(name)), p.name, p.netns[0] ? " in its namespace" : "");
-	return -EOPNOTSUPP;
-}
-
-const char *rt_peer_vlan_warning(struct xf_nl *nl, const struct xf_link *parent, char *buf,
-				 size_t len)
-{
-	struct xf_peer p;
-	char name[IF_NAMESIZE + NAME_MAX + 16];
-
-	if (!xf_link_kind_is_pair(parent->kind) || xf_peer_get(nl, parent, &p) || p.tx_vlan <= 0)
-		return NULL;
-	snprintf(buf, len, "the parent's peer %s has tx-vlan offload on: its tags travel in "
-		 "skb metadata, which XDP does not see", xf_peer_str(&p, name, sizeof(name)));
-	return buf;
-}

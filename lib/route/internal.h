@@ -105,15 +105,6 @@ bool rt_carrier_others(int carrier, int except);
  * a VLAN device, which gets XF_RTIF_VLAN in *flags, else ifindex itself
  * (XF_RTIF_VLAN cleared). Reads the member's link pin. */
 uint32_t rt_xdp_target(int ifindex, uint32_t *flags);
-/* hook xdp on the parent of a VLAN device: a veth or netkit peer whose
- * tx-vlan offload is on hands its tags over in skb metadata, which XDP
- * does not see: refused unless force (prints the Error). 0/-errno. */
-int rt_check_peer_vlan(struct xf_nl *nl, const char *dev, const struct xf_link *parent,
-		       bool force);
-/* The warning "route show" gives a VLAN member on hook xdp for such a
- * peer of its parent into buf, or NULL. */
-const char *rt_peer_vlan_warning(struct xf_nl *nl, const struct xf_link *parent, char *buf,
-				 size_t len);
 /* ifindex is a member on hook xdp. */
 bool rt_on_xdp(int ifindex);
 /* The route link fd is an XDP link. */

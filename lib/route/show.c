@@ -109,9 +109,8 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 	} else {
 		ri->why = ri->hook == XF_HOOK_XDP ? "hook xdp given" : "hook tc given";
 	}
-	if (ri->hook == XF_HOOK_XDP &&
-	    !rt_peer_csum_warning(nl, &pl, ri->warning, sizeof(ri->warning)) && l.vlan.is)
-		rt_peer_vlan_warning(nl, &pl, ri->warning, sizeof(ri->warning));
+	if (ri->hook == XF_HOOK_XDP)
+		rt_peer_csum_warning(nl, &pl, ri->warning, sizeof(ri->warning));
 	if (ri->hook == XF_HOOK_TC && !ri->link_id)
 		ri->why = "the link is not in the kernel any more";
 }

@@ -23,8 +23,9 @@ warm_up() {
 
 # hook xdp on the hosts' veths: GRO on, as a veth takes XDP redirects only
 # while its peer has XDP or GRO on (shared/environment.md), and transmit
-# checksum offload off, without which route attach refuses hook xdp (XDP
-# would forward their TCP and UDP with unfinished checksums).
+# checksum and tx-vlan offload off, without which route attach refuses
+# hook xdp (XDP would forward their TCP and UDP with unfinished checksums,
+# and take their tags, sent in skb metadata, for untagged frames).
 xdp_ready() {
 	in_h1 ethtool -K veth0 gro on tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
 	in_h2 ethtool -K veth0 gro on tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null

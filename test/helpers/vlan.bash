@@ -95,21 +95,12 @@ vlan_no_hook() {
 	vlan_refused "$2"
 }
 
-# vlan_xdp_ready: what hook xdp needs of the hosts (xdp_ready: GRO on,
-# checksum offload off), and their tags in the frame, where XDP sees
-# them: tx-vlan offload off, as on a wire (route attach refuses it on).
-vlan_xdp_ready() {
-	xdp_ready
-	in_h1 ethtool -K veth0 txvlan off tx-vlan-stag-hw-insert off >/dev/null
-	in_h2 ethtool -K veth0 txvlan off tx-vlan-stag-hw-insert off >/dev/null
-}
-
 # vlan_attach HOOK DEV...: the devices on HOOK (after warm_up; the hosts
 # made ready for xdp first).
 vlan_attach() {
 	local hook=$1 a=()
 	shift
-	[[ $hook != xdp ]] || vlan_xdp_ready
+	[[ $hook != xdp ]] || xdp_ready
 	warm_up
 	for d in "$@"; do a+=(dev "$d"); done
 	run -0 xr route attach "${a[@]}" hook "$hook"
