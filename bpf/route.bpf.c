@@ -74,6 +74,7 @@
 #define XF_PROF_LOCAL 4		/* the local-address hint */
 #define XF_PROF_LOC6 16		/* IPv6's local table from xf_rt_loc6 */
 #define XF_PROF_MTU6 32		/* tc, IPv6: the helper's route MTU left out */
+#define XF_PROF_VLANPOP 64	/* tc: a tag's pop (bench/vlan-ratio's nopop) */
 #define XF_PROF_WRITE 8		/* packet writes (PROG_RUN repeats reuse the
 				 * packet: a rewrite would change the next run) */
 #define XF_PROF_ON(stage) (!(XF_PROF_OFF & (stage)))
@@ -1059,7 +1060,7 @@ int xf_route_tc(struct __sk_buff *skb)
 			goto out;
 		}
 	}
-	if (md.vlan) {
+	if (md.vlan && XF_PROF_ON(XF_PROF_VLANPOP)) {
 		/* What vlan_do_receive() does before ip_rcv(). */
 		if (bpf_skb_vlan_pop(skb)) {
 			reason = XF_RR_BAD_LEN;
