@@ -147,6 +147,9 @@ struct xf_rt_md {
 	__u8 pkt_type;			/* tc: skb->pkt_type */
 	__u8 tos;			/* IPv4 TOS, for skb->priority */
 	__u32 vprio;			/* tc, vlan: skb->priority for IPv6 */
+#if XF_KCTX
+	struct net___xf *net;		/* the ingress device's namespace */
+#endif
 };
 
 #define XF_RT_MD_ZERO offsetof(struct xf_rt_md, iif)
@@ -439,10 +442,8 @@ static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
  * would make it and xf_rt_src4 is current (route_kctx.h, xfwd_bpf.h):
  * XF_RR_MARTIAN for one of the namespace's addresses, else
  * XF_RR_FORWARDED. XF_RR_MAX when the reverse lookup must decide. */
-static __always_inline __u32 xf_rt_src4_table(void *ctx, __be32 saddr,
-					      enum xf_rt_hook hook)
+static __always_inline __u32 xf_rt_src4_table(struct net___xf *net, __be32 saddr)
 {
-	struct net___xf *net = xf_kctx_net(ctx, hook == XF_RT_XDP);
 	struct xf_route_src4 *h, *b;
 	__u32 key = XF_RT_SRC4_HDR;
 
@@ -472,10 +473,9 @@ static __always_inline int xf_rt_in6(const __u32 *w, const __u32 *a)
  * else XF_RR_FORWARDED (the main table decides alone), with *min_mtu the
  * smallest route MTU metric. XF_RR_MAX when both tables must be looked
  * up. */
-static __always_inline __u32 xf_rt_loc6_table(void *ctx, const __u32 *daddr,
-					      enum xf_rt_hook hook, __u32 *min_mtu)
+static __always_inline __u32 xf_rt_loc6_table(struct net___xf *net, const __u32 *daddr,
+					      __u32 *min_mtu)
 {
-	struct net___xf *net = xf_kctx_net(ctx, hook == XF_RT_XDP);
 	struct xf_route_loc6 *h, *b;
 	__u32 key = XF_RT_LOC6_HDR;
 
@@ -516,7 +516,7 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
 	 * its reverse lookup below is also route_vlan.h's check that the
 	 * VLAN device is still up. */
 	if (!rpf && !XF_RT_VLAN_UNSURE(md)) {
-		__u32 r = xf_rt_src4_table(ctx, md->saddr4, hook);
+		__u32 r = xf_rt_src4_table(md->net, md->saddr4);
 
 		if (r != XF_RR_MAX) {
 			md->tflags |= XF_RTT_SRC4;
@@ -644,7 +644,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	if (XF_PROF_ON(XF_PROF_LOC6) && !md->v4 && !(md->cfl & XF_RTIF_DIRECT)) {
 		__u32 min_mtu = 0;
 
-		r = xf_rt_loc6_table(ctx, fib->ipv6_dst, hook, &min_mtu);
+		r = xf_rt_loc6_table(md->net, fib->ipv6_dst, &min_mtu);
 		if (r != XF_RR_MAX) {
 			md->tflags |= XF_RTT_LOC6;
 			if (r != XF_RR_FORWARDED)
@@ -854,6 +854,9 @@ int xf_route_xdp(struct xdp_md *ctx)
 		cookie = tin->cookie;
 	}
 	md.tflags = XF_RTT_XDP;
+#if XF_KCTX
+	md.net = xf_kctx_net(ctx, 1);
+#endif
 
 	/* A tag in the frame (route_vlan.h): the decision runs on the frame
 	 * with the MAC addresses moved over it, put back if passed. */
@@ -997,6 +1000,9 @@ int xf_route_tc(struct __sk_buff *skb)
 	md.pkt_type = skb->pkt_type;
 	md.vlan = skb->vlan_present;
 	md.tflags = XF_RTT_TC;
+#if XF_KCTX
+	md.net = xf_kctx_net(skb, 0);
+#endif
 	if (skb->cb[0] == XF_RT_TRACE_MAGIC0 && skb->cb[1] == XF_RT_TRACE_MAGIC1) {
 		trace = 1;
 		md.trace = 1;

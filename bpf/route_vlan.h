@@ -170,9 +170,9 @@ struct net___xfv {
 
 /* net.ipv4.ip_forward_update_priority, as ip_forward() reads it: 1, 0,
  * or -1 when the kernel has no such field. */
-static __always_inline int xf_rt_vlan_fwd_prio(void *ctx)
+static __always_inline int xf_rt_vlan_fwd_prio(struct net___xf *n)
 {
-	struct net___xfv *net = (void *)xf_kctx_net(ctx, 1);
+	struct net___xfv *net = (void *)n;
 
 	if (!bpf_core_field_exists(net->ipv4.sysctl_ip_fwd_update_priority))
 		return -1;
@@ -248,7 +248,7 @@ static __always_inline __u32 xf_rt_vlan_in(void *ctx, enum xf_rt_hook hook, stru
 #if XF_KCTX
 	{
 		int live = 0, ok;
-		__u32 gen = xf_rt_vlan_rtgen(xf_kctx_net(ctx, hook == XF_RT_XDP), &ok);
+		__u32 gen = xf_rt_vlan_rtgen(md->net, &ok);
 
 		/* Up then, and no device has gone down or away since. */
 		if (ok && v.gen_ok && v.gen == gen)
@@ -324,7 +324,7 @@ static __always_inline __u32 xf_rt_vlan_xdp_out(void *ctx, struct xf_rt_md *md, 
 	prio = md->vlan ? md->vprio : 0;
 	if (md->v4) {
 #if XF_KCTX
-		fwd_prio = xf_rt_vlan_fwd_prio(ctx);
+		fwd_prio = xf_rt_vlan_fwd_prio(md->net);
 #endif
 		if (fwd_prio)
 			prio = xf_tos2prio(md->tos);
