@@ -504,8 +504,7 @@ static __always_inline __u32 xf_rt_loc6_table(struct net___xf *net, const __u32 
  * Not called where the kernel checks no source at all (XF_RTIF_SRC_ANY:
  * accept_local, fib_validate_source()'s shortcut). XF_RR_FORWARDED when
  * the source is fine. */
-static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md,
-					   __u32 flags, enum xf_rt_hook hook)
+static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md, __u32 flags)
 {
 	const struct bpf_fib_lookup *fib = &md->fib;
 	struct bpf_fib_lookup rp;
@@ -693,7 +692,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	/* A unicast route exists; now the kernel's order: reverse path
 	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
 	if (XF_PROF_ON(XF_PROF_SOURCE4) && md->v4 && !(md->cfl & XF_RTIF_SRC_ANY)) {
-		r = xf_rt_source4(ctx, md, flags, hook);
+		r = xf_rt_source4(ctx, md, flags);
 		if (r != XF_RR_FORWARDED)
 			return r;
 	}
@@ -882,7 +881,7 @@ int xf_route_xdp(struct xdp_md *ctx)
 	reason = xf_rt_decide(ctx, data, data_end, &md, XF_RT_XDP);
 	if (reason != XF_RR_FORWARDED)
 		goto pass;
-	reason = xf_rt_vlan_xdp_out(ctx, &md, &otag);
+	reason = xf_rt_vlan_xdp_out(&md, &otag);
 	if (reason != XF_RR_FORWARDED)
 		goto pass;
 	/* Redirect first: it only records the target, and a failure leaves

@@ -304,7 +304,7 @@ static __always_inline struct xf_route_ifcfg *xf_rt_cfg(__u32 ifindex);
 /* xdp: the tag a packet forwarded to md->fib.ifindex leaves with, into
  * *tag as it goes in the frame (TPID, TCI), 0 when the egress is no VLAN
  * device; XF_RR_FORWARDED, else why not. */
-static __always_inline __u32 xf_rt_vlan_xdp_out(void *ctx, struct xf_rt_md *md, __u32 *tag)
+static __always_inline __u32 xf_rt_vlan_xdp_out(struct xf_rt_md *md, __u32 *tag)
 {
 	struct xf_route_ifcfg *ocfg = xf_rt_cfg(md->fib.ifindex);
 	struct xf_rt_vlan_ent v;

@@ -169,12 +169,12 @@ struct xf_route_vlan {
  * xf_rt_vlc: ARRAY[XF_RT_VLC_SLOTS], a direct-mapped copy of xf_rt_vlan,
  * entry key at XF_RT_VLC_SLOT(key), as xf_rt_ifc is of xf_rt_ifcfg: a
  * tagged packet's lookups are then array lookups, inlined by the verifier,
- * where a hash lookup cost a tagged packet about a fifth more than an
- * untagged one (bench/vlan-ratio). An entry counts only when its key is
- * the one asked for; otherwise the hash, which stays the authority,
- * answers. An IN slot is vid + 512 * 802.1ad + 37 * parent, so the ids of
- * one parent and protocol fill distinct slots while they differ by less
- * than XF_RT_VLC_SLOTS; an OUT slot is the VLAN device's ifindex.
+ * instead of hash lookups (what a tag costs: bench/vlan-ratio). An entry
+ * counts only when its key is the one asked for; otherwise the hash,
+ * which stays the authority, answers. An IN slot is vid + 512 * 802.1ad +
+ * 37 * parent, modulo the slots, so the ids of one parent and protocol
+ * fill distinct slots while they differ by less than XF_RT_VLC_SLOTS; an
+ * OUT slot is the VLAN device's ifindex, modulo the slots.
  * Userspace (lib/route/vlan.c) changes either the key or the values of an
  * entry in one write, never both: the key goes to 0 (never a key) before
  * the values change, and comes back after. The program reads the values
