@@ -660,10 +660,12 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 			 * are no smaller, and no route's metric is below
 			 * this packet. tot_len 0 makes the helper check the
 			 * skb against the egress device instead of calling
-			 * ip6_mtu_from_fib6(). Not for route get, which
-			 * shows the route's MTU, nor for tagged packets. */
+			 * ip6_mtu_from_fib6(). A tagged packet too: at tc
+			 * its tag is in skb metadata, out of skb->len, as
+			 * vlan_do_receive() leaves it. Not for route get,
+			 * which shows the route's MTU. */
 			if (XF_PROF_ON(XF_PROF_MTU6) && hook == XF_RT_TC && !md->gso_size &&
-			    !md->vlan && !md->trace && fib->tot_len <= 1280)
+			    !md->trace && fib->tot_len <= 1280)
 				fib->tot_len = 0;
 		}
 	}

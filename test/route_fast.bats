@@ -535,23 +535,7 @@ delivered_to_r1() {
 	done
 }
 
-# IPv6 route MTUs. ip6_finish_output() holds a forwarded packet to its
-# route's MTU metric, locked or not, which bpf_fib_lookup() sees only when
-# it is locked; with the local table by addresses, the program knows the
-# smallest metric of any IPv6 route (xfwd_bpf.h) and passes what is longer.
-mtu6_or_skip() {
-	if kernel_lacks kern_ctx; then
-		skip "route MTU metrics are seen with the local table by addresses (Linux 6.2)"
-	fi
-}
-
-# big6 SIZE: a ping of SIZE bytes h1 -> h2 with DF, h1's learned path MTUs
-# forgotten first (h1 would refuse to send it itself otherwise).
-big6() {
-	ip -n "$XF_NS_H1" -6 route flush cache
-	ping6 1 "$XF_H2_IP6" -s "$1" -M do
-}
-
+# IPv6 route MTUs (mtu6_or_skip, big6: helpers/route.bash).
 @test "IPv6 route MTU: longer than a route's own MTU is passed, as the kernel holds it back, on both hooks" {
 	local hook before
 	mtu6_or_skip
@@ -590,16 +574,7 @@ big6() {
 	tc_or_skip
 	mtu6_or_skip
 	warm_up
-	# h2 tells r1 that a packet r1 sent it was too big for 1300: the
-	# kernel keeps an exception (a cached route with mtu 1300) for h2.
-	in_h2 /usr/bin/python3 -c 'import sys
-from scapy.all import IPv6, ICMPv6PacketTooBig, ICMPv6EchoRequest, Raw, send, conf
-conf.verb = 0
-r1, h2 = sys.argv[1:]
-inner = IPv6(src=r1, dst=h2) / ICMPv6EchoRequest() / Raw(b"x" * 1400)
-send(IPv6(src=h2, dst=r1) / ICMPv6PacketTooBig(mtu=1300) / bytes(inner)[:1232])' \
-		"$XF_R1_IP6B" "$XF_H2_IP6"
-	wait_until 3 bash -c "ip -n $XF_NS_R1 -6 route get $XF_H2_IP6 | grep -q 'mtu 1300'"
+	pmtu6_exception 1300
 	run -1 big6 1300
 	assert_output --partial "Packet too big: mtu=1300"
 	run -0 attach tc

@@ -69,6 +69,38 @@ tagged_ping() {
 	tagged_ping xdp 6
 }
 
+# Hook tc leaves an IPv6 packet of at most 1280 bytes to the egress
+# device's MTU (route.bpf.c), a tagged one as an untagged one: a tagged
+# h1's small packets are forwarded on it, and what a route's MTU or a PMTU
+# exception of r1's holds back is still held back, as the kernel holds it.
+@test "vlan hook tc: IPv6 from a tagged h1 meets a route's MTU and a PMTU exception as the kernel's does" {
+	need_vlan
+	mtu6_or_skip
+	vlan_side 1 100
+	wait_until 5 vlan_ready
+	if vlan_no_hook tc veth1.100; then return; fi
+	in_r1 ip -6 route replace "$XF_H2_IP6/128" via "$XF_H2_IP6" dev veth2 mtu lock 1000
+	vlan_attach tc veth1.100 veth2
+	run -0 ping6 3 "$XF_H2_IP6" -s 900 -q
+	assert_output --partial "3 packets transmitted, 3 received"
+	assert_equal "$(ctr veth1.100 forwarded)" 3
+	run -1 big6 1100
+	assert_output --partial "Packet too big: mtu=1000"
+	assert_equal "$(ctr veth1.100 mtu)" 1
+	# The exception is made before the attach, so that the program's
+	# local table is current (taken after it).
+	run -0 xr route detach all
+	in_r1 ip -6 route del "$XF_H2_IP6/128"
+	pmtu6_exception 1300
+	run -0 xr route attach dev veth1.100 dev veth2 hook tc
+	run -0 ping6 3 "$XF_H2_IP6" -s 1200 -q
+	assert_output --partial "3 packets transmitted, 3 received"
+	assert_equal "$(ctr veth1.100 forwarded)" 3
+	run -1 big6 1300
+	assert_output --partial "Packet too big: mtu=1300"
+	assert_equal "$(ctr veth1.100 mtu)" 1
+}
+
 # two_vlans HOOK SHAPE DEV: h1 tagged 100, h2 behind r1's VLAN device DEV
 # (SHAPE: "vlan_side 2 200", tagged on another parent; "vlan_stick 300",
 # the same trunk): both families both ways on the fast path.
