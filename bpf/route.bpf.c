@@ -406,11 +406,26 @@ static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
 	return XF_RR_FORWARDED;
 }
 
+#if XF_KCTX
+/* Whether a is in its bucket of xf_rt_src4, after the header's bit for it
+ * (xfwd_bpf.h); the caller judges the header's validity. */
+static __always_inline int xf_rt_src4_has(const struct xf_route_src4 *h, __be32 a)
+{
+	__u32 bit = XF_RT_SRC4_BIT(a), key = XF_RT_SRC4_BUCKET(a);
+	struct xf_route_src4 *b;
+
+	if (!((bit < 32 ? h->a[2] >> bit : h->a[3] >> (bit - 32)) & 1))
+		return 0;
+	b = bpf_map_lookup_elem(&xf_rt_src4, &key);
+	return b && (b->a[0] == a || b->a[1] == a || b->a[2] == a || b->a[3] == a);
+}
+#endif
+
 /* The destination is one of this namespace's own addresses, as far as the
- * xf_rt_local hint knows: the FIB lookup would say "not forwarded". Read
- * from the frame, for IPv4 before its header is checked: whatever the
- * header holds, such a packet is passed, and passing is exact
- * (xfwd_bpf.h). */
+ * hint knows (IPv4 in the kctx build: xf_rt_src4's buckets; otherwise
+ * xf_rt_local): the FIB lookup would say "not forwarded". Read from the
+ * frame, for IPv4 before its header is checked: whatever the header
+ * holds, such a packet is passed, and passing is exact (xfwd_bpf.h). */
 static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
 {
 	struct xf_route_local *l;
@@ -421,6 +436,15 @@ static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
 
 		if ((void *)(iph + 1) > data_end)
 			return 0;
+#if XF_KCTX
+		{
+			struct xf_route_src4 *h;
+
+			key = XF_RT_SRC4_HDR;
+			h = bpf_map_lookup_elem(&xf_rt_src4, &key);
+			return h && xf_rt_src4_has(h, iph->daddr);
+		}
+#endif
 		key = XF_RT_LOCAL_SLOT(iph->daddr);
 		l = bpf_map_lookup_elem(&xf_rt_local, &key);
 		return l && l->v4 && l->v4 == iph->daddr;
@@ -444,7 +468,7 @@ static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
  * XF_RR_FORWARDED. XF_RR_MAX when the reverse lookup must decide. */
 static __always_inline __u32 xf_rt_src4_table(struct net___xf *net, __be32 saddr)
 {
-	struct xf_route_src4 *h, *b;
+	struct xf_route_src4 *h;
 	__u32 key = XF_RT_SRC4_HDR;
 
 	if (!xf_kctx_quick_check(net))
@@ -452,13 +476,7 @@ static __always_inline __u32 xf_rt_src4_table(struct net___xf *net, __be32 saddr
 	h = bpf_map_lookup_elem(&xf_rt_src4, &key);
 	if (!h || !h->a[0] || h->a[1] != xf_kctx_genid(net))
 		return XF_RR_MAX;
-	key = XF_RT_SRC4_BUCKET(saddr);
-	b = bpf_map_lookup_elem(&xf_rt_src4, &key);
-	if (!b)
-		return XF_RR_MAX;
-	if (b->a[0] == saddr || b->a[1] == saddr || b->a[2] == saddr || b->a[3] == saddr)
-		return XF_RR_MARTIAN;
-	return XF_RR_FORWARDED;
+	return xf_rt_src4_has(h, saddr) ? XF_RR_MARTIAN : XF_RR_FORWARDED;
 }
 #endif
 

@@ -247,17 +247,27 @@ struct xf_route_local {
  * is an authority, and a guarded one:
  *  - bucket XF_RT_SRC4_BUCKET(addr) holds up to XF_RT_SRC4_WAYS addresses
  *    (0 = empty); an address set that does not fit is not written at all;
- *  - entry XF_RT_SRC4_HDR is { valid, genid, 0, 0 }: the table holds the
- *    whole set as it was when the kernel's net->ipv4.dev_addr_genid was
- *    genid. The kernel bumps that counter on every IPv4 address added or
- *    removed (and on every device going up), so a program that reads the
- *    same value there uses the table, and one that reads another falls
- *    back to the reverse lookup until the next refresh;
+ *  - entry XF_RT_SRC4_HDR is { valid, genid, bits (64) }: the table holds
+ *    the whole set as it was when the kernel's net->ipv4.dev_addr_genid
+ *    was genid. The kernel bumps that counter on every IPv4 address added
+ *    or removed (and on every device going up), so a program that reads
+ *    the same value there uses the table, and one that reads another
+ *    falls back to the reverse lookup until the next refresh. Bit
+ *    XF_RT_SRC4_BIT(addr) of bits is set when bucket XF_RT_SRC4_BUCKET(addr)
+ *    or the one 64 buckets away holds an address: an address whose bit is
+ *    clear is none of the namespace's, known from the header's cache line
+ *    alone. Invalid, the header is { 0, 0, all ones };
+ *  - the buckets are also the kctx build's hint for IPv4 destinations
+ *    (the plain build's is xf_rt_local), used whatever the header says:
+ *    an address found there was one of the namespace's, and passing is
+ *    exact;
  *  - entry XF_RT_SRC4_PROBE is written by xf_route_genid (BPF_PROG_RUN):
  *    { genid, 1, 0, 0 }, how userspace learns the counter.
- * Userspace (rt_fast_end()) clears valid, writes the buckets, and sets
- * valid with the genid read before its address dump, if the genid read
- * after the dump is the same.
+ * Userspace (rt_fast_end()) clears valid (bits all ones), writes the
+ * buckets, and sets valid with the genid read before its address dump, if
+ * the genid read after the dump is the same. A header read while it is
+ * written mixes the two values: the invalid one's bits only add bits, so
+ * a torn read costs a bucket lookup at most.
  */
 #define XF_RT_SRC4_BUCKETS 128
 #define XF_RT_SRC4_WAYS 4
@@ -265,6 +275,7 @@ struct xf_route_local {
 #define XF_RT_SRC4_PROBE (XF_RT_SRC4_BUCKETS + 1)
 #define XF_RT_SRC4_BUCKET(a) ((((a) >> 24) ^ ((a) >> 16) ^ ((a) >> 8) ^ (a)) & \
 			       (XF_RT_SRC4_BUCKETS - 1))
+#define XF_RT_SRC4_BIT(a) (XF_RT_SRC4_BUCKET(a) & 63)
 
 struct xf_route_src4 {
 	__u32 a[XF_RT_SRC4_WAYS];

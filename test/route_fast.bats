@@ -217,15 +217,22 @@ local_pass() {
 }
 
 @test "local hint: an address in the slot of one of r1's is still forwarded" {
+	local a
 	tc_or_skip
 	warm_up
-	# 198.18.2.190 shares 198.18.2.254's slot (XF_RT_LOCAL_SLOT).
-	ip -n "$XF_NS_H2" addr add 198.18.2.190/32 dev veth0
-	run -0 ping4 1 198.18.2.190 -q
+	# Both share 198.18.2.254's slot of xf_rt_local (XF_RT_LOCAL_SLOT,
+	# the plain build's hint) and its bit of xf_rt_src4's header (the
+	# kctx build's): .126 also its bucket, .190 the one 64 away.
+	for a in 198.18.2.126 198.18.2.190; do
+		ip -n "$XF_NS_H2" addr add $a/32 dev veth0
+		run -0 ping4 1 $a -q
+	done
 	run -0 attach tc
-	run -0 ping4 4 198.18.2.190 -q
-	assert_output --partial "4 packets transmitted, 4 received"
-	assert_equal "$(ctr veth1 forwarded)" 4
+	for a in 198.18.2.126 198.18.2.190; do
+		run -0 ping4 4 $a -q
+		assert_output --partial "4 packets transmitted, 4 received"
+	done
+	assert_equal "$(ctr veth1 forwarded)" 8
 	assert_equal "$(ctr veth1 not_forwarded)" 0
 }
 

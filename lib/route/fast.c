@@ -42,8 +42,8 @@
  * is passed anyway (hairpin). Read at attach and refresh like rp_filter.
  *
  * xf_rt_local: the namespace's addresses, so traffic to r1 itself is
- * passed before the FIB lookup. A hint that only ever passes: see
- * xfwd_bpf.h.
+ * passed before the FIB lookup (IPv4 in the kctx build: xf_rt_src4's
+ * buckets). A hint that only ever passes: see xfwd_bpf.h.
  *
  * xf_rt_src4 and xf_rt_loc6 (the kctx build): the namespace's IPv4
  * addresses for the source check, and its IPv6 local table so that the
@@ -164,6 +164,7 @@ void rt_fast_source(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg)
 struct rt_addrs {
 	struct xf_route_local local[XF_RT_LOCAL_SLOTS];
 	struct xf_route_src4 src4[XF_RT_SRC4_BUCKETS];
+	uint64_t src4_bits;		/* the header's bits (xfwd_bpf.h) */
 	bool src4_full;			/* an address found no room */
 	struct xf_route_loc6 loc6[XF_RT_LOC6_BUCKETS];
 	bool loc6_full;
@@ -190,6 +191,7 @@ static void rt_addr_add(int family, const uint8_t *addr, void *arg)
 		return;
 	/* 0.0.0.0 marks an empty way; a source in 0/8 is passed before. */
 	a = w3;
+	t->src4_bits |= 1ULL << XF_RT_SRC4_BIT(a);
 	b = &t->src4[XF_RT_SRC4_BUCKET(a)];
 	for (i = 0; i < XF_RT_SRC4_WAYS; i++) {
 		if (b->a[i] == a)
@@ -267,12 +269,12 @@ static int rt_array_write(int fd, const void *vals, uint32_t n)
  * gives: marked invalid by the caller before its walk, buckets 0..n-1
  * written, then the header { valid, counter } at key n only if the
  * counter read now is still c0 (nothing came or went meanwhile), with
- * extra as its third word. A table that does not fit stays invalid: the
- * lookups decide. */
+ * x2 and x3 as its third and fourth words. A table that does not fit
+ * stays invalid: the lookups decide. */
 static int rt_table_write(struct xf_inst *in, int map, const void *buckets, uint32_t n,
-			  uint32_t c0, uint32_t extra)
+			  uint32_t c0, uint32_t x2, uint32_t x3)
 {
-	uint32_t hdr[XF_RT_LOC6_WAYS * 4] = { 1, c0, extra }, g1, s1, key = n;
+	uint32_t hdr[XF_RT_LOC6_WAYS * 4] = { 1, c0, x2, x3 }, g1, s1, key = n;
 	int err;
 
 	err = rt_array_write(in->fd[map], buckets, n);
@@ -285,8 +287,9 @@ static int rt_table_write(struct xf_inst *in, int map, const void *buckets, uint
 
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 {
-	uint32_t invalid[XF_RT_LOC6_WAYS * 4] = { 0 }, key = XF_RT_SRC4_HDR,
-		 key6 = XF_RT_LOC6_HDR, g0 = 0, s0 = 0;
+	/* xf_rt_src4's invalid header has every bit set (xfwd_bpf.h). */
+	uint32_t invalid[XF_RT_LOC6_WAYS * 4] = { 0 }, invalid4[4] = { 0, 0, ~0U, ~0U },
+		 key = XF_RT_SRC4_HDR, key6 = XF_RT_LOC6_HDR, g0 = 0, s0 = 0;
 	int err, gerr, lerr = 1, werr;
 	struct rt_addrs *t;
 
@@ -297,7 +300,7 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	}
 	/* The tables stop counting before anything in them changes. */
 	gerr = rt_genids(in, &g0, &s0);
-	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, invalid, BPF_ANY) ||
+	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, invalid4, BPF_ANY) ||
 	    bpf_map_update_elem(in->fd[RT_MAP_LOC6], &key6, invalid, BPF_ANY))
 		gerr = -errno;
 	/* Without the addresses the hint is empty and the tables invalid:
@@ -311,14 +314,15 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	if (!err)
 		err = werr;
 	if (!err && !gerr && !t->src4_full)
-		err = rt_table_write(in, RT_MAP_SRC4, t->src4, XF_RT_SRC4_BUCKETS, g0, 0);
+		err = rt_table_write(in, RT_MAP_SRC4, t->src4, XF_RT_SRC4_BUCKETS, g0,
+				     (uint32_t)t->src4_bits, (uint32_t)(t->src4_bits >> 32));
 	else if (!err && gerr != -EOPNOTSUPP)
 		err = gerr;
 	/* A local table with another route, or too full: both tables are
 	 * looked up. */
 	if (!err && !gerr && !lerr && !t->loc6_full)
 		err = rt_table_write(in, RT_MAP_LOC6, t->loc6, XF_RT_LOC6_BUCKETS, s0,
-				     t->loc6_mtu);
+				     t->loc6_mtu, 0);
 	else if (!err && lerr < 0)
 		err = lerr;
 	free(t);
