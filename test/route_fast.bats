@@ -464,10 +464,15 @@ DST9=2001:2:0:9::7
 	local hook before
 	warm_up
 	in_r1 ip -6 route add $NET9 via "$XF_H2_IP6"
+	# h2's ::3e shares the bucket of r1's ::fe (XF_RT_LOC6_BUCKET).
+	ip -n "$XF_NS_H2" addr add 2001:2:0:2::3e/128 dev veth0 nodad
+	run -0 ping6 1 2001:2:0:2::3e -q
 	for hook in xdp tc; do
 		if no_tcx $hook; then tcx_refused; continue; fi
 		run -0 attach $hook
 		assert_equal "$(local_table "$XF_H2_IP6")" "$(table_check)"
+		run -0 xr -j route get 2001:2:0:2::3e iif veth1 from "$XF_H1_IP6"
+		assert_equal "$(jq -r .reason <<<"$output")" forwarded
 		before=$(ctr veth1 forwarded)
 		run -0 ping6 5 "$XF_H2_IP6" -q
 		assert_output --partial "5 packets transmitted, 5 received"

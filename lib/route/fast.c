@@ -267,15 +267,18 @@ static int rt_array_write(int fd, const void *vals, uint32_t n)
 
 /* A guarded table (xf_rt_src4, xf_rt_loc6), in the order xfwd_bpf.h
  * gives: marked invalid by the caller before its walk, buckets 0..n-1
- * written, then the header { valid, counter } at key n only if the
- * counter read now is still c0 (nothing came or went meanwhile), with
- * x2 and x3 as its third and fourth words. A table that does not fit
- * stays invalid: the lookups decide. */
+ * written, then the header hdr at key n, { valid, counter } in its first
+ * two words, only if the counter read now is still c0 (nothing came or
+ * went meanwhile). A table that does not fit stays invalid: the lookups
+ * decide. */
 static int rt_table_write(struct xf_inst *in, int map, const void *buckets, uint32_t n,
-			  uint32_t c0, uint32_t x2, uint32_t x3)
+			  uint32_t c0, uint32_t *hdr)
 {
-	uint32_t hdr[XF_RT_LOC6_WAYS * 4] = { 1, c0, x2, x3 }, g1, s1, key = n;
+	uint32_t g1, s1, key = n;
 	int err;
+
+	hdr[0] = 1;
+	hdr[1] = c0;
 
 	err = rt_array_write(in->fd[map], buckets, n);
 	if (!err)
@@ -288,7 +291,7 @@ static int rt_table_write(struct xf_inst *in, int map, const void *buckets, uint
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 {
 	/* xf_rt_src4's invalid header has every bit set (xfwd_bpf.h). */
-	uint32_t invalid[XF_RT_LOC6_WAYS * 4] = { 0 }, invalid4[4] = { 0, 0, ~0U, ~0U },
+	uint32_t hdr4[4] = { 0, 0, ~0U, ~0U }, hdr6[XF_RT_LOC6_WAYS * 4] = { 0 },
 		 key = XF_RT_SRC4_HDR, key6 = XF_RT_LOC6_HDR, g0 = 0, s0 = 0;
 	int err, gerr, lerr = 1, werr;
 	struct rt_addrs *t;
@@ -300,8 +303,8 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	}
 	/* The tables stop counting before anything in them changes. */
 	gerr = rt_genids(in, &g0, &s0);
-	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, invalid4, BPF_ANY) ||
-	    bpf_map_update_elem(in->fd[RT_MAP_LOC6], &key6, invalid, BPF_ANY))
+	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, hdr4, BPF_ANY) ||
+	    bpf_map_update_elem(in->fd[RT_MAP_LOC6], &key6, hdr6, BPF_ANY))
 		gerr = -errno;
 	/* Without the addresses the hint is empty and the tables invalid:
 	 * every packet is looked up, as before. */
@@ -313,17 +316,18 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	werr = rt_array_write(in->fd[RT_MAP_LOCAL], t->local, XF_RT_LOCAL_SLOTS);
 	if (!err)
 		err = werr;
-	if (!err && !gerr && !t->src4_full)
-		err = rt_table_write(in, RT_MAP_SRC4, t->src4, XF_RT_SRC4_BUCKETS, g0,
-				     (uint32_t)t->src4_bits, (uint32_t)(t->src4_bits >> 32));
-	else if (!err && gerr != -EOPNOTSUPP)
+	if (!err && !gerr && !t->src4_full) {
+		hdr4[2] = (uint32_t)t->src4_bits;
+		hdr4[3] = (uint32_t)(t->src4_bits >> 32);
+		err = rt_table_write(in, RT_MAP_SRC4, t->src4, XF_RT_SRC4_BUCKETS, g0, hdr4);
+	} else if (!err && gerr != -EOPNOTSUPP)
 		err = gerr;
 	/* A local table with another route, or too full: both tables are
 	 * looked up. */
-	if (!err && !gerr && !lerr && !t->loc6_full)
-		err = rt_table_write(in, RT_MAP_LOC6, t->loc6, XF_RT_LOC6_BUCKETS, s0,
-				     t->loc6_mtu, 0);
-	else if (!err && lerr < 0)
+	if (!err && !gerr && !lerr && !t->loc6_full) {
+		hdr6[2] = t->loc6_mtu;
+		err = rt_table_write(in, RT_MAP_LOC6, t->loc6, XF_RT_LOC6_BUCKETS, s0, hdr6);
+	} else if (!err && lerr < 0)
 		err = lerr;
 	free(t);
 out:
