@@ -9,7 +9,15 @@
  * run-time statistics (run_time_ns, run_cnt; they grow only while
  * kernel.bpf_stats_enabled is on). With FILE, writes the JIT image there,
  * raw, for objdump -b binary: this machine's bpftool is built without a
- * disassembler and refuses "dump jited" altogether. */
+ * disassembler and refuses "dump jited" altogether.
+ *
+ *   proginfo ID --lines
+ *
+ * Prints instead one line per record of the kernel's JITed line info, for
+ * bench/hotlines: the kernel address the record starts at (hex), then
+ * file:line of the source. The records come from the program's BTF (an
+ * object built with -g); a sample address belongs to the last record at
+ * or below it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +25,54 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 
 #include "arg.h"
 #include "out.h"
+
+static int lines_print(int fd, const struct bpf_prog_info *sizes)
+{
+	__u32 n = sizes->nr_line_info, rec = sizes->line_info_rec_size;
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info), i;
+	struct btf *btf = NULL;
+	__u64 *jited = calloc(n, sizeof(*jited));
+	char *recs = calloc(n, rec);
+	int err = -ENOMEM;
+
+	if (!jited || !recs)
+		goto out;
+	memset(&info, 0, sizeof(info));
+	info.nr_line_info = n;
+	info.line_info_rec_size = rec;
+	info.line_info = (__u64)(unsigned long)recs;
+	info.nr_jited_line_info = n;
+	info.jited_line_info_rec_size = sizeof(__u64);
+	info.jited_line_info = (__u64)(unsigned long)jited;
+	if (bpf_prog_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		goto out;
+	}
+	btf = btf__load_from_kernel_by_id(info.btf_id);
+	if (!btf) {
+		err = -errno;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct bpf_line_info *l = (const void *)(recs + (size_t)i * rec);
+		const char *file = btf__name_by_offset(btf, l->file_name_off);
+		const char *slash = file ? strrchr(file, '/') : NULL;
+
+		printf("%llx %s:%u\n", (unsigned long long)jited[i],
+		       slash ? slash + 1 : (file ?: "?"), BPF_LINE_INFO_LINE_NUM(l->line_col));
+	}
+	err = 0;
+out:
+	btf__free(btf);
+	free(jited);
+	free(recs);
+	return err;
+}
 
 int main(int argc, char **argv)
 {
@@ -31,7 +84,7 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 2 || argc > 3 || xf_parse_u32(argv[1], &id)) {
-		fprintf(stderr, "Usage: proginfo ID [ FILE ]\n");
+		fprintf(stderr, "Usage: proginfo ID [ FILE | --lines ]\n");
 		return 2;
 	}
 	fd = bpf_prog_get_fd_by_id(id);
@@ -42,6 +95,16 @@ int main(int argc, char **argv)
 	memset(&info, 0, sizeof(info));
 	if (bpf_prog_get_info_by_fd(fd, &info, &len))
 		goto fail;
+	if (argc == 3 && !strcmp(argv[2], "--lines")) {
+		errno = info.nr_jited_line_info && info.nr_jited_line_info == info.nr_line_info ?
+			-lines_print(fd, &info) : ENODATA;
+		if (!errno) {
+			err = 0;
+			goto out;
+		}
+		fprintf(stderr, "Error: program %u: no JITed line info: %s.\n", id, strerror(errno));
+		goto out;
+	}
 	size = info.jited_prog_len;
 	img = calloc(1, size ?: 1);
 	if (!img)
