@@ -46,11 +46,15 @@ static bool aims(const struct bpf_insn *x)
 /* Registers tracked as r10 + constant, to guess the main function's stack
  * depth: clang addresses a stack object from its lowest byte, so the most
  * negative offset seen is the depth. A wrong guess is caught by the
- * verifier (ctx's slot overwritten) and the chain is then built with calls. */
+ * verifier (ctx's slot overwritten) and the chain is then built with calls.
+ * Offsets are 64-bit: a million adds of any imm cannot overflow them (a
+ * fuzzed object's can overflow an int); a guess deeper than the stack is
+ * MAX_STACK + 1, never inlined. */
 static int stack_guess(const struct bpf_insn *in, int n)
 {
 	bool fp[11] = { [BPF_REG_10] = true };
-	int off[11] = { 0 }, low = 0, j, d, s;
+	long long off[11] = { 0 }, low = 0;
+	int j, d, s;
 	const struct bpf_insn *x;
 
 	for (j = 0; j < n; j++) {
@@ -103,7 +107,7 @@ static int stack_guess(const struct bpf_insn *in, int n)
 			break;
 		}
 	}
-	return -low;
+	return low < -(long long)MAX_STACK ? MAX_STACK + 1 : (int)-low;
 }
 
 /* Registers an inlined main function may change. Calls to helpers and
