@@ -96,13 +96,13 @@ int main(int argc, char **argv)
 	if (bpf_prog_get_info_by_fd(fd, &info, &len))
 		goto fail;
 	if (argc == 3 && !strcmp(argv[2], "--lines")) {
-		errno = info.nr_jited_line_info && info.nr_jited_line_info == info.nr_line_info ?
-			-lines_print(fd, &info) : ENODATA;
-		if (!errno) {
-			err = 0;
-			goto out;
-		}
-		fprintf(stderr, "Error: program %u: no JITed line info: %s.\n", id, strerror(errno));
+		int e = info.nr_jited_line_info && info.nr_jited_line_info == info.nr_line_info ?
+			lines_print(fd, &info) : -ENODATA;
+
+		if (e)
+			fprintf(stderr, "Error: program %u: no JITed line info: %s.\n", id,
+				strerror(-e));
+		err = !!e;
 		goto out;
 	}
 	size = info.jited_prog_len;

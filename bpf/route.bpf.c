@@ -444,10 +444,11 @@ static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
 			h = bpf_map_lookup_elem(&xf_rt_src4, &key);
 			return h && xf_rt_src4_has(h, iph->daddr);
 		}
-#endif
+#else
 		key = XF_RT_LOCAL_SLOT(iph->daddr);
 		l = bpf_map_lookup_elem(&xf_rt_local, &key);
 		return l && l->v4 && l->v4 == iph->daddr;
+#endif
 	} else {
 		struct ipv6hdr *ip6h = data + ETH_HLEN;
 		const __u32 *d = ip6h->daddr.in6_u.u6_addr32;
