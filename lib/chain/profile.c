@@ -408,7 +408,6 @@ int xf_chain_profile_end(struct xf_chain_prof_run *r, struct xf_chain_profile *p
 			r->p.m[i].runs = t[r->p.m[i].slot][1];
 		}
 		cal(&r->p, t);
-		if (getenv("XF_DBG")) fprintf(stderr, "whole %.1f (%llu) total %.1f K %.1f S %.1f\n", t[31][1] ? (double)t[31][0]/t[31][1] : 0, (unsigned long long)t[31][1], info.run_cnt ? (double)info.run_time_ns/info.run_cnt : 0, r->p.overhead, r->p.step);
 		result_write(&r->c, &r->p);
 		*p = r->p;
 	}
