@@ -63,6 +63,14 @@ _topo_ipv6_ready() {
 	((n == 4))
 }
 
+# For TCP measurements: h1 and h2 keep no tcp_metrics, so each transfer
+# starts as the first instead of inheriting the last one's ssthresh, cwnd
+# and reordering (from another configuration, in a benchmark).
+topo_tcp_fresh() {
+	ip netns exec "$XF_NS_H1" sysctl -qw net.ipv4.tcp_no_metrics_save=1
+	ip netns exec "$XF_NS_H2" sysctl -qw net.ipv4.tcp_no_metrics_save=1
+}
+
 # Remove what topo_create made; safe when nothing was made.
 topo_destroy() {
 	_topo_names
