@@ -29,6 +29,17 @@ setup() {
 	_common_setup
 }
 
+# top_make ARGS...: make in the tree, quietly, without make's own
+# "Entering directory" lines (printed under "make -C DIR check").
+top_make() {
+	make -C "$XF_TOP" --no-print-directory -s "$@"
+}
+
+# make_var NAME: the value of the Makefile's variable NAME.
+make_var() {
+	top_make --eval="p: ; @echo \$($1)" p
+}
+
 # The package build worked and left one .deb, unpacked into $ROOT.
 need_deb() {
 	[[ -f $BATS_FILE_TMPDIR/deb.status ]] || {
@@ -70,12 +81,12 @@ man_pages() {
 
 @test "the built units pass systemd-analyze verify, man pages included" {
 	local man=$BATS_TEST_TMPDIR/man
-	run -0 make -C "$XF_TOP" --no-print-directory -s build/xfwd build/systemd/xfwd.service \
-		build/systemd/xfwd@.service build/man/xfwd.8
+	run -0 top_make build/xfwd build/systemd/xfwd.service build/systemd/xfwd@.service \
+		build/man/xfwd.8
 	mkdir -p "$man/man8"
 	cp "$XF_TOP/build/man/xfwd.8" "$man/man8/"
 	verify_units "$XF_TOP/build/systemd" \
-		"$(make -C "$XF_TOP" --no-print-directory -s --eval='p: ; @echo $(SBINDIR)' p)" "$man"
+		"$(make_var SBINDIR)" "$man"
 	# And it does fail on what it should: an unknown key, a bad value.
 	sed -i 's/^NoNewPrivileges=yes/NoNewPrivilege=yes\nRestrictNamespaces=netns/' \
 		"$BATS_TEST_TMPDIR/units/xfwd.service"
@@ -86,7 +97,7 @@ man_pages() {
 
 @test "the units' sandbox keeps its exposure at 3.0 or below" {
 	local u
-	run -0 make -C "$XF_TOP" --no-print-directory -s build/systemd/xfwd.service build/systemd/xfwd@.service
+	run -0 top_make build/systemd/xfwd.service build/systemd/xfwd@.service
 	cd "$XF_TOP/build/systemd"
 	for u in xfwd.service xfwd@r1.service; do
 		# The threshold is in tenths; the table, shown on failure, says
@@ -98,7 +109,7 @@ man_pages() {
 
 @test "make install puts the units, tmpfiles.d and /etc/xfwd (0700) under DESTDIR" {
 	local d=$BATS_TEST_TMPDIR/inst
-	run -0 make -C "$XF_TOP" --no-print-directory -s install DESTDIR="$d"
+	run -0 top_make install DESTDIR="$d"
 	run -0 bash -c "cd '$d' && find . -printf '%M %p\n' | sort -k2"
 	assert_output "$({
 		cat <<-EOF
@@ -142,7 +153,7 @@ ExecStart=/usr/local/sbin/xfwd -n %i restore file /etc/xfwd/%i.json"
 	refute_line --partial "install-deps"
 	# The unit tests ran in the build, and passed.
 	assert_line --regexp '^test_arg: [0-9]+ passed, 0 failed$'
-	v=$(make -C "$XF_TOP" --no-print-directory -s --eval='p: ; @echo $(VERSION)' p)
+	v=$(make_var VERSION)
 	a=$(dpkg --print-architecture)
 	run -0 bash -c "cd '$XF_TOP/build/deb' && ls -1 | sort"
 	assert_output - <<-EOF
@@ -197,7 +208,7 @@ ExecStart=/usr/local/sbin/xfwd -n %i restore file /etc/xfwd/%i.json"
 	local page out
 	need_deb
 	run -0 --separate-stderr "$ROOT/usr/sbin/xfwd" -V
-	assert_output --regexp "^xfwd $(make -C "$XF_TOP" --no-print-directory -s --eval='p: ; @echo $(VERSION)' p) "
+	assert_output --regexp "^xfwd $(make_var VERSION) "
 	run -0 --separate-stderr "$ROOT/usr/sbin/xfwd" help
 	assert_output --partial "Usage: xfwd [ OPTIONS ] OBJECT"
 	assert_equal "$stderr" ""

@@ -89,15 +89,14 @@ udp_recv() {
 
 # udp COUNT [PORT [SRC]]: COUNT numbered datagrams from h1 (from SRC if
 # given) to h2:PORT at UDP_RATE a second (2000 unless set), then the end
-# marker; returns when h2
-# has seen the marker, with the receiver's summary in $RX. Bounded: the
-# receiver gives up 10 s after it started.
+# marker; returns when h2 has seen the marker, with the receiver's summary
+# in $RX. Bounded: the receiver gives up 10 s after it started.
 udp() {
 	local dir
 	dir=$(mktemp -d "$BATS_TEST_TMPDIR/rx.XXXXXX")
 	udp_recv "$dir" "${2:-$PORT}"
-	in_h1 /usr/bin/python3 "$UDPSEQ" send "$XF_H2_IP4" "${2:-$PORT}" "$1" "${UDP_RATE:-2000}" ${3:+"$3"} \
-		>/dev/null
+	in_h1 /usr/bin/python3 "$UDPSEQ" send "$XF_H2_IP4" "${2:-$PORT}" "$1" "${UDP_RATE:-2000}" \
+		${3:+"$3"} >/dev/null
 	wait "$RX_PID" || fail "h2 saw no end marker: $(cat "$dir/rx.json" 2>/dev/null)"
 	RX=$dir/rx.json
 }
