@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# bench/summarize.py's target table on a raw file of known figures: a
+# target's ceiling (a configuration of the same suite that no exact
+# program for it can beat but by noise) is given as the same ratio, and a
+# bound above it is marked.
+bats_require_minimum_version 1.8.2
+
+setup() {
+	load helpers/common
+	_common_setup
+	raw=$BATS_TEST_TMPDIR/raw.jsonl
+	out=$BATS_TEST_TMPDIR/out
+	mkdir -p "$out"
+}
+
+# rounds SUITE CONFIG=VALUE...: three rounds of those values, with the
+# generator's CPU share (for the per-CPU-second suites) at 0.5.
+rounds() {
+	local suite=$1 r kv
+	shift
+	for r in 1 2 3; do
+		for kv in "$@"; do
+			printf '{"noise":"sample","suite":"%s","config":"%s","round":%d,"gen_cpu":0.5}\n' \
+				"$suite" "${kv%%=*}" "$r"
+			printf '{"suite":"%s","config":"%s","round":%d,"value":%s}\n' \
+				"$suite" "${kv%%=*}" "$r" "${kv#*=}"
+		done
+	done >>"$raw"
+}
+
+# target NAME FIELD: FIELD of the target NAME in latest.json.
+target() {
+	jq -er --arg n "$1" ".targets[] | select(.target == \$n) | .$2" "$out/latest.json"
+}
+
+summarize() {
+	printf '%s\n' '{"machine":{"kernel":"test","vcpus":2},"date":"test","mode":"quick"}' \
+		'{"peer":{"name":"xdp-forward","status":"ok"}}' >"$raw"
+	rounds route_pps_inet6 kernel=1000 xdp=1190 fwd-full=1200 fwd-direct=1212
+	rounds route_local_pps "$@"
+	run --separate-stderr python3 "$XF_TOP/bench/summarize.py" "$raw" "$out"
+	assert_success
+}
+
+@test "summary: a bound above its ceiling is marked, one below it is not" {
+	summarize kernel=1000 tc=900 xdp=950 tc-pass=990 xdp-pass=960
+	# IPv6 xdp >= 1.05x fwd-full: the peer's direct mode reached 1.01.
+	[[ $(target "route xdp IPv6 64 B vs xdp-forward fib full" ceiling) == fwd-direct ]]
+	[[ $(target "route xdp IPv6 64 B vs xdp-forward fib full" ceiling_ratio) == 1.01 ]]
+	[[ $(target "route xdp IPv6 64 B vs xdp-forward fib full" beyond_ceiling) == true ]]
+	# Traffic to r1 >= 0.97x: tc-pass 0.99 allows it, xdp-pass 0.96 not.
+	[[ $(target "route tc on traffic it does not forward" beyond_ceiling) == false ]]
+	[[ $(target "route xdp on traffic it does not forward" beyond_ceiling) == true ]]
+	assert_line --regexp '^\| route xdp IPv6 64 B vs xdp-forward fib full \|.*\| fwd-direct 1\.01 \(1\.01-1\.01\), per CPU-s 1\.01: \*\*below the bound\*\* \|'
+	assert_line --regexp '^\| route tc on traffic it does not forward \|.*\| tc-pass 0\.99 \(0\.99-0\.99\), per CPU-s 0\.99 \|'
+	assert_line --regexp '^\| route xdp on traffic it does not forward \|.*\| xdp-pass 0\.96 .*: \*\*below the bound\*\* \|'
+}
+
+@test "summary: a target whose suite has no ceiling configuration shows none" {
+	summarize kernel=1000 tc=900 xdp=950
+	assert_line --regexp '^\| route tc on traffic it does not forward \|.*\| - \| '
+	run ! target "route tc on traffic it does not forward" ceiling
+	# The target is still judged.
+	[[ $(target "route tc on traffic it does not forward" status) == missed ]]
+}
