@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# bench/summarize.py's target table on a raw file of known figures: a
-# target's ceiling (a configuration of the same suite that no exact
-# program for it can beat but by noise) is given as the same ratio, and a
-# bound above it is marked.
+# The benchmark tools. bench/summarize.py's target table on a raw file of
+# known figures: a target's ceiling (a configuration of the same suite
+# that no exact program for it can beat but by noise) is given as the same
+# ratio, and a bound above it is marked. The tools that build a topology
+# refuse bad input in one line and leave nothing behind.
 bats_require_minimum_version 1.8.2
 
 setup() {
@@ -63,4 +64,26 @@ summarize() {
 	run ! target "route tc on traffic it does not forward" ceiling
 	# The target is still judged.
 	[[ $(target "route tc on traffic it does not forward" status) == missed ]]
+}
+
+# bench_refuses STATUS MESSAGE TOOL ARGS...: TOOL exits STATUS with MESSAGE
+# as its one line on stderr, and no namespace of its own is left.
+bench_refuses() {
+	local status=$1 msg=$2 before
+	shift 2
+	before=$(ip netns list | grep -cE '^xf(ab|vr)[0-9]+-' || true)
+	run "-$status" --separate-stderr "$XF_TOP/$@"
+	[[ $stderr == "$msg" ]] || fail "stderr: $stderr"
+	[[ $(ip netns list | grep -cE '^xf(ab|vr)[0-9]+-' || true) == "$before" ]] ||
+		fail "$1 left a namespace"
+}
+
+# bats test_tags=root
+@test "bench tools: bad input is one line with status 2, before or after the cleanup is set" {
+	_need_root
+	bench_refuses 2 'Error: invalid peer mode "bogus" (full, direct).' bench/ab peer:bogus
+	# After the EXIT trap: the cleanup runs before any namespace exists.
+	bench_refuses 2 'Error: the peer runs on hook xdp only.' bench/ab peer:full 3 tc
+	XF_VLAN_BUILDS=bogus bench_refuses 2 \
+		'Error: unknown build "bogus" in XF_VLAN_BUILDS (kctx, plain, KIND-nopop).' bench/vlan-ratio
 }
