@@ -212,7 +212,9 @@ def ceiling(t, s, suites):
 def ceiling_text(t):
     if "ceiling" not in t:
         return "-"
-    out = (f"{t['ceiling']} {t['ceiling_ratio']:.2f} "
+    # Three decimals where two would print the bound itself.
+    n = 3 if f"{t['ceiling_ratio']:.2f}" == f"{t['bound']:.2f}" else 2
+    out = (f"{t['ceiling']} {t['ceiling_ratio']:.{n}f} "
            f"({t['ceiling_min']:.2f}-{t['ceiling_max']:.2f})")
     if "ceiling_per_cpu_ratio" in t:
         out += f", per CPU-s {t['ceiling_per_cpu_ratio']:.2f}"
