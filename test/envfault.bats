@@ -160,9 +160,15 @@ collected_from() {
 	KEEP=$(mktemp -d)
 	touch "$KEEP/net"
 	mount --bind "/run/netns/$XF_NS_R1" "$KEEP/net"
-	# And a process holding the namespace open (not living in it).
-	sleep 60 3<"/run/netns/$XF_NS_R1" &
+	# And a process holding the namespace open (not living in it). The
+	# file is opened here, before ip netns del: a redirection of the
+	# background job itself would race with it. The holder gets it as
+	# fd 3, which bats would otherwise wait on.
+	local nsfd
+	exec {nsfd}<"/run/netns/$XF_NS_R1"
+	sleep 60 3<&"$nsfd" &
 	HOLDER=$!
+	exec {nsfd}<&-
 	ip netns del "$XF_NS_R1"
 	run -0 timeout 20 xfwd -n "$XF_NS_H1" gc
 	[[ -d $PIN_DIR ]] || fail "gc collected the pins of a namespace still kept"
