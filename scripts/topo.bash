@@ -90,3 +90,7 @@ wait_until() {
 	done
 	"$@"
 }
+
+# A caller that sets XF_NS_PREFIX before sourcing this file has the names
+# at once, so that its cleanup can name them before topo_create has run.
+[[ -z ${XF_NS_PREFIX:-} ]] || _topo_names
