@@ -179,13 +179,18 @@ TARGETS = [
 # at most what any exact program for that target must do, so the
 # numerator cannot beat it but by noise: the peer with one lookup of the
 # main table and nothing else (fwd-direct: parse, lookup, rewrite,
-# redirect), or a program that passes every packet, attached the same way.
+# redirect), its like on tc (tc-floor: bench/progs/fib_floor.bpf.c's
+# xf_fib_floor_fwd, with redirect_peer as route hook tc delivers), or a
+# program that passes every packet, attached the same way.
 # Its median per-round ratio to the target's denominator is what this run
 # allowed; a bound above it is out of reach on this machine in this run,
 # whatever the code.
 CEILINGS = {
     ("route_pps_inet6", "xdp"): "fwd-direct",
     ("route_pps_inet", "xdp"): "fwd-direct",
+    ("route_pps_inet6", "tc"): "tc-floor",
+    ("route_pps_inet", "tc"): "tc-floor",
+    ("route_tcp", "tc"): "tc-floor",
     ("route_local_pps", "tc"): "tc-pass",
     ("route_local_pps", "xdp"): "xdp-pass",
 }
@@ -498,6 +503,9 @@ def main(raw_path, out_dir):
     md += ["Configurations: kernel = r1's own forwarding; xdp, tc = xfwd route "
            "attach hook xdp / tc; fwd-full, fwd-direct = the peer; drop = XDP_DROP "
            "on r1's veth1, the offered-load ceiling, counted where it drops; "
+           "tc-floor = a minimal tc forwarder on tcx of r1's veths (one lookup of the "
+           "main table, MAC and TTL rewrite, bpf_redirect_peer; no other check: not "
+           "exact), the ceiling of route hook tc; "
            "xdp-pass, tc-pass = a program that only passes, on r1's veth1 (XDP, tcx), "
            "in the suite of traffic to r1: the floor of any program on that hook. Route "
            "pps is counted at h2's tc ingress for every forwarding configuration. "
@@ -603,6 +611,7 @@ LABELS = {"kernel": "kernel", "xdp": "xfwd xdp", "tc": "xfwd tc",
           "fwd-full": "xdp-forward\\nfib full", "fwd-direct": "xdp-forward\\nfib direct",
           "drop": "XDP_DROP\\nceiling", "bridge": "Linux\\nbridge",
           "xdp-pass": "XDP_PASS\\nonly", "tc-pass": "tc pass\\nonly",
+          "tc-floor": "tc minimal\\nforwarder",
           "egress": "xfwd\\negress", "peer": "xfwd\\npeer", "neigh": "xfwd\\nneigh",
           "xfwd_help": "xfwd help\\n(start-up)", "stats_64_ifaces": "xfwd -j stats",
           "tail": "tail\\ncalls", "inlined": "xfwd\\ninlined",
@@ -618,7 +627,8 @@ def q(text):
 def colour_of(c):
     if c.startswith("fwd-"):
         return COLOURS["peer"]
-    if c in ("kernel", "bridge", "drop", "xfwd_help", "tail", "xdp-pass", "tc-pass"):
+    if c in ("kernel", "bridge", "drop", "xfwd_help", "tail", "xdp-pass", "tc-pass",
+             "tc-floor"):
         return COLOURS["kernel"]
     return COLOURS["xfwd"]
 
