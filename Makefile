@@ -155,7 +155,7 @@ build/systemd/%: systemd/%.in systemd/sandbox.inc build/systemd.sbindir | build/
 # builds before (with every CPU).
 CHECK_EXTRA :=
 CHECK_BESIDE :=
-CHECK_BUILD = all $(UNIT_BINS) $(BENCH_BINS) $(TEST_PROG_OBJS)
+CHECK_BUILD = all $(UNIT_BINS) $(BENCH_BINS) $(TEST_PROG_OBJS) $(BENCH_PROG_OBJS)
 include test/fuzz/fuzz.mk
 include test/vm/vm.mk
 

@@ -557,8 +557,9 @@ def main(raw_path, out_dir):
            "veth1 in the profile pass (bpf_stats). Corpus: frames delivered beyond / "
            "short of the kernel's, r1's ICMP errors in brackets. Ceiling: where the "
            "suite has one, a configuration that does no more than any exact program "
-           "for the target must (the peer's one-table lookup and nothing else, or a "
-           "program that passes everything), as the same ratio: what this run allowed; "
+           "for the target must (the peer's one-table lookup and nothing else, "
+           "tc-floor's one lookup, rewrite and redirect_peer on tc, or a program "
+           "that passes everything), as the same ratio: what this run allowed; "
            "a bound above it cannot be met here, whatever the code. Profile figures "
            "from profile.md.", "",
            "| target | bound | figure | per round | status | same ratio per generator "
