@@ -112,7 +112,7 @@ same_as_kernel_as() {
 	run -0 wc -l <"$CORPUS"
 	((output >= 200))
 	for kind in ctl4 ctl6 trunc- ip4-totlen ip4-ihl ip6-plen udp4-len ip4-csum \
-		ip4-opt frag4 frag6 ttl4-0 ttl4-1 hlim6-0 hlim6-1 ext6-hbh ext6-rh \
+		ip4-opt frag4 frag6 ttl4-0 ttl4-1 hlim6-0 hlim6-1 ext6-hbh ext6-rh ip6-version \
 		ext6-long vlan- qinq big4 big6 l2-bcast l2-mcast l3-dst martian4-src \
 		martian6-src; do
 		grep -q " $kind" "$CORPUS" || fail "no $kind frame in the corpus"
