@@ -595,3 +595,57 @@ delivered_to_r1() {
 	assert_equal "$(ctr veth1 mtu)" 1
 	assert_equal "$(ctr veth1 forwarded)" 0
 }
+
+# --- IPv6 on tc: the common case's own path (xf_rt_tc_fast6) ----------------
+# Its guards that the tests above and test/hostile.bats, test/reasons.bats
+# and test/route.bats do not reach: without each, the path forwards a
+# packet the general path passes, or delivers one the kernel does not.
+
+@test "IPv6 on tc, the common path: a neighbour MAC that is not the peer's keeps the egress way (other host)" {
+	tc_or_skip
+	warm_up
+	in_r1 ip -6 neigh replace "$XF_H2_IP6" lladdr 02:00:5e:00:53:01 dev veth2 nud permanent
+	run -1 ping6 3 "$XF_H2_IP6" -q
+	assert_output --partial "3 packets transmitted, 0 received"
+	run -0 attach tc
+	run -1 ping6 3 "$XF_H2_IP6" -q
+	assert_output --partial "3 packets transmitted, 0 received"
+	assert_equal "$(ctr veth1 forwarded)" 3
+}
+
+@test "IPv6 on tc, the common path: an interface attached family inet passes IPv6 (family)" {
+	tc_or_skip
+	warm_up
+	run -0 attach tc family inet
+	run -0 ping6 3 "$XF_H2_IP6" -q
+	assert_output --partial "3 packets transmitted, 3 received"
+	assert_equal "$(ctr veth1 family)" 3
+	assert_equal "$(ctr veth1 forwarded)" 0
+}
+
+@test "IPv6 on tc, the common path: a route back out of the ingress is passed (hairpin)" {
+	tc_or_skip
+	warm_up
+	# 2001:2:0:7::/64 is behind h1 for r1, behind r1 for h1: h1's echo
+	# requests come back to it, and it drops them (it does not forward).
+	in_r1 ip -6 route add 2001:2:0:7::/64 via "$XF_H1_IP6" dev veth1
+	run -0 attach tc
+	run -1 ping6 3 2001:2:0:7::1 -q
+	assert_output --partial "3 packets transmitted, 0 received"
+	assert_equal "$(ctr veth1 hairpin)" 3
+	assert_equal "$(ctr veth1 forwarded)" 0
+}
+
+@test "IPv6 on tc, the common path: r1's own address stays r1's, even with a neighbour entry for it" {
+	tc_or_skip
+	warm_up
+	# The main table alone would send it to h2: the local table decides.
+	local h2mac
+	h2mac=$(ip -n "$XF_NS_H2" -j link show veth0 | jq -r '.[0].address')
+	in_r1 ip -6 neigh replace "$XF_R1_IP6B" lladdr "$h2mac" dev veth2 nud permanent
+	run -0 attach tc
+	run -0 ping6 3 "$XF_R1_IP6B" -q
+	assert_output --partial "3 packets transmitted, 3 received"
+	assert_equal "$(ctr veth1 not_forwarded)" 3
+	assert_equal "$(ctr veth1 forwarded)" 0
+}
