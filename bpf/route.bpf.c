@@ -236,6 +236,17 @@ static __always_inline int xf_has_ports(__u8 proto)
 	       proto == XF_IPPROTO_DCCP;
 }
 
+/* The ports into fib, for the protocols that have them, when the first
+ * four bytes of l4 are there. */
+static __always_inline void xf_rt_ports(struct bpf_fib_lookup *fib, void *l4,
+					void *data_end, __u8 proto)
+{
+	if (xf_has_ports(proto) && l4 + 4 <= data_end) {
+		fib->sport = *(__be16 *)l4;
+		fib->dport = *(__be16 *)(l4 + 2);
+	}
+}
+
 /* Ports and, for a GSO skb, the length of one segment as the FIB's MTU
  * check must see it. Returns the length for tot_len. */
 static __always_inline __u32 xf_rt_l4(void *l4, void *data_end, __u8 proto,
@@ -244,10 +255,8 @@ static __always_inline __u32 xf_rt_l4(void *l4, void *data_end, __u8 proto,
 {
 	__u32 len = md->l3len;
 
-	if (first_frag && xf_has_ports(proto) && l4 + 4 <= data_end) {
-		md->fib.sport = *(__be16 *)l4;
-		md->fib.dport = *(__be16 *)(l4 + 2);
-	}
+	if (first_frag)
+		xf_rt_ports(&md->fib, l4, data_end, proto);
 	if (!md->gso_size)
 		return len;
 	if (proto == IPPROTO_TCP && l4 + sizeof(struct tcphdr) <= data_end) {
@@ -1010,10 +1019,21 @@ static __always_inline __u32 xf_tc_need(void *data, void *data_end)
 	return ETH_HLEN + l3 + (proto == IPPROTO_TCP ? sizeof(struct tcphdr) : 8);
 }
 
+/* tc: the FIB's next hop is the egress veth's peer itself (ocfl has
+ * XF_RTIF_PEER, peer_mac its address), so bpf_redirect_peer() delivers
+ * the frame where the veth would. */
+static __always_inline int xf_rt_to_peer(__u32 ocfl, const __u8 *dmac, const void *peer_mac)
+{
+	const __u16 *d = (const __u16 *)dmac, *p = peer_mac;
+
+	return (ocfl & XF_RTIF_PEER) && !((d[0] ^ p[0]) | (d[1] ^ p[1]) | (d[2] ^ p[2]));
+}
+
 /* tc, IPv6: the common case on a path of its own, where live traffic pays
  * for every instruction and cache line of the general one (bench/ab: 0.91x
- * its ns per run, 1.04x the packets per second). It forwards only what xf_rt_decide() and the rest of
- * xf_route_tc() would forward with the same bytes, counter and verdict:
+ * its ns per run, 1.04x the packets per second). It forwards only what
+ * xf_rt_decide() and the rest of xf_route_tc() would forward with the
+ * same bytes, counter and verdict:
  * an untagged, untraced, linear frame to this host's MAC of exactly its
  * IPv6 length (no padding to trim) and at most 1280 bytes of IP (the
  * tot_len 0 of xf_rt_decide(); a GSO packet too, whose segments are no
@@ -1070,10 +1090,7 @@ static __always_inline int xf_rt_tc_fast6(struct __sk_buff *skb, long *verdict)
 	fib.ifindex = skb->ifindex;
 	fib.flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
 	fib.l4_protocol = ip6h->nexthdr;
-	if (xf_has_ports(ip6h->nexthdr) && (void *)(ip6h + 1) + 4 <= data_end) {
-		fib.sport = *(__be16 *)(ip6h + 1);
-		fib.dport = *(__be16 *)((void *)(ip6h + 1) + 2);
-	}
+	xf_rt_ports(&fib, ip6h + 1, data_end, ip6h->nexthdr);
 	__builtin_memcpy(fib.ipv6_src, sa, 16);
 	__builtin_memcpy(fib.ipv6_dst, da, 16);
 	if (bpf_fib_lookup(skb, &fib, sizeof(fib), BPF_FIB_LOOKUP_DIRECT) !=
@@ -1093,10 +1110,7 @@ static __always_inline int xf_rt_tc_fast6(struct __sk_buff *skb, long *verdict)
 			bpf_csum_update(skb, (__u32)diff);
 	}
 	xf_rt_count(cfg->slot, XF_RR_FORWARDED, len);
-	if ((ocfg->flags & XF_RTIF_PEER) &&
-	    !((((__u16 *)fib.dmac)[0] ^ ((__u16 *)ocfg->peer_mac)[0]) |
-	      (((__u16 *)fib.dmac)[1] ^ ((__u16 *)ocfg->peer_mac)[1]) |
-	      (((__u16 *)fib.dmac)[2] ^ ((__u16 *)ocfg->peer_mac)[2]))) {
+	if (xf_rt_to_peer(ocfg->flags, fib.dmac, ocfg->peer_mac)) {
 		/* As the general path's peer delivery. */
 		skb->mark = 0;
 		skb->priority = 0;
@@ -1228,10 +1242,7 @@ int xf_route_tc(struct __sk_buff *skb)
 	if (diff)
 		bpf_csum_update(skb, (__u32)diff);
 peer:
-	if (!neigh && (md.ocfl & XF_RTIF_PEER) &&
-	    !((((__u16 *)md.fib.dmac)[0] ^ md.peer_mac[0]) |
-	      (((__u16 *)md.fib.dmac)[1] ^ md.peer_mac[1]) |
-	      (((__u16 *)md.fib.dmac)[2] ^ md.peer_mac[2]))) {
+	if (!neigh && xf_rt_to_peer(md.ocfl, md.fib.dmac, md.peer_mac)) {
 		/* What the egress veth's xmit does to the skb on its way
 		 * into the peer's namespace (____dev_forward_skb(): a
 		 * cross-namespace scrub and priority 0), done here, since
