@@ -125,12 +125,9 @@ bench_refuses() {
 	assert_output --partial "5 packets transmitted, 5 received"
 	# GSO segments of up to 64 KB: the egress device's MTU checks each
 	# segment, so they stay on the floor too.
-	ip netns exec "$XF_NS_H2" timeout 20 iperf3 -s -1 >/dev/null 2>&1 3>&- &
-	BG_PID=$!
-	wait_until 5 bash -c "ip netns exec $XF_NS_H2 ss -Hltn | grep -q ':5201 '"
+	iperf_server
 	run -0 in_h1 timeout 20 iperf3 -c "$XF_H2_IP4" -t 1
-	wait "$BG_PID"
-	BG_PID=
+	iperf_server_done
 	assert_equal "$(kstat "$XF_NS_R1" IpForwDatagrams)" "$k4"
 	assert_equal "$(kstat "$XF_NS_R1" Ip6OutForwDatagrams)" "$k6"
 }

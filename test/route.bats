@@ -111,18 +111,6 @@ fast_ping() {
 
 # --- 3. MTU and path MTU discovery -------------------------------------------
 
-# iperf_server: one iperf3 server run in h2, in the background.
-iperf_server() {
-	ip netns exec "$XF_NS_H2" iperf3 -s -1 >"$BATS_TEST_TMPDIR/iperf-s.out" 2>&1 3>&- &
-	BG_PID=$!
-	wait_until 5 bash -c "ip netns exec $XF_NS_H2 ss -Hltn | grep -q ':5201 '"
-}
-
-iperf_server_done() {
-	wait "$BG_PID"
-	BG_PID=
-}
-
 # pmtu HOOK: r1's egress MTU 1280; h1's oversized DF packets get the ICMP
 # error from r1, h1 learns the path MTU, and then ping and TCP get through.
 pmtu() {

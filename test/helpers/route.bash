@@ -37,6 +37,19 @@ tx_off() {
 	in_h2 ethtool -K veth0 tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
 }
 
+# iperf_server: one iperf3 server run in h2, in the background (BG_PID,
+# which route_teardown ends if the test does not get to iperf_server_done).
+iperf_server() {
+	ip netns exec "$XF_NS_H2" iperf3 -s -1 >"$BATS_TEST_TMPDIR/iperf-s.out" 2>&1 3>&- &
+	BG_PID=$!
+	wait_until 5 bash -c "ip netns exec $XF_NS_H2 ss -Hltn | grep -q ':5201 '"
+}
+
+iperf_server_done() {
+	wait "$BG_PID"
+	BG_PID=
+}
+
 # attach HOOK [ARGS...]: veth1 and veth2 of r1 on HOOK (GRO first for xdp).
 attach() {
 	local hook=$1
