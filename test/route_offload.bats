@@ -78,12 +78,9 @@ udp_to_h2() {
 	assert_output 200
 	(($(ctr veth1 forwarded) >= 200))
 	fwd=$(ctr veth1 forwarded_bytes)
-	ip netns exec "$XF_NS_H2" iperf3 -s -1 -B "$XF_H2_IP4" >/dev/null 2>&1 3>&- &
-	BG_PID=$!
-	wait_until 5 bash -c "ip netns exec $XF_NS_H2 ss -Hltn | grep -q ':5201 '"
+	iperf_server
 	json=$(in_h1 timeout 20 iperf3 -c "$XF_H2_IP4" -t 1 -J)
-	wait "$BG_PID"
-	BG_PID=
+	iperf_server_done
 	# A megabyte at least, all of it through the fast path.
 	(($(jq '.end.sum_received.bytes' <<<"$json") > 1000000))
 	(($(ctr veth1 forwarded_bytes) > fwd + 1000000))

@@ -494,12 +494,9 @@ qos_pings() {
 	if vlan_no_hook tc veth1.100; then return; fi
 	vlan_attach tc veth1.100 veth2
 	fwd=$(ctr veth1.100 forwarded_bytes)
-	ip netns exec "$XF_NS_H2" iperf3 -s -1 >"$BATS_TEST_TMPDIR/iperf-s.out" 2>&1 3>&- &
-	BG_PID=$!
-	wait_until 5 bash -c "ip netns exec $XF_NS_H2 ss -Hltn | grep -q ':5201 '"
+	iperf_server
 	run -0 in_h1 timeout "$(vm_slow 20)" iperf3 -c "$XF_H2_IP4" -t 2
-	wait "$BG_PID"
-	BG_PID=
+	iperf_server_done
 	(($(ctr veth1.100 forwarded_bytes) > fwd + 1024 * 1024))
 }
 
