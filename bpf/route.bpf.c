@@ -100,6 +100,7 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* route_maps.h */
 	__uint(max_entries, XF_RT_LOCAL_SLOTS);
 	__type(key, __u32);
 	__type(value, struct xf_route_local);
@@ -107,6 +108,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* route_maps.h */
 	__uint(max_entries, XF_RT_SRC4_BUCKETS + 2);
 	__type(key, __u32);
 	__type(value, struct xf_route_src4);
@@ -114,6 +116,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* route_maps.h */
 	__uint(max_entries, XF_RT_LOC6_BUCKETS + 2);
 	__type(key, __u32);
 	__type(value, struct xf_route_loc6);

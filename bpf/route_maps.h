@@ -14,8 +14,14 @@ struct {
 	__type(value, struct xf_route_ifcfg);
 } xf_rt_ifcfg SEC(".maps");
 
+/* The arrays a packet reads are BPF_F_MMAPABLE for their layout, never
+ * mapped: their values then start on a page of their own. Otherwise they
+ * start after struct bpf_array, 312 bytes on 6.18 (56 into a cache line),
+ * and every 64-byte entry of xf_rt_loc6, half of xf_rt_ifc's 32-byte ones,
+ * straddle two lines: two misses where one would do. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, XF_RT_IFC_SLOTS);
 	__type(key, __u32);
 	__type(value, struct xf_route_ifc);

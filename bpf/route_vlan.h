@@ -75,6 +75,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* route_maps.h */
 	__uint(max_entries, XF_RT_VLC_SLOTS);
 	__type(key, __u32);
 	__type(value, struct xf_route_vlc);

@@ -649,3 +649,14 @@ delivered_to_r1() {
 	assert_equal "$(ctr veth1 not_forwarded)" 3
 	assert_equal "$(ctr veth1 forwarded)" 0
 }
+
+@test "the arrays a packet reads are mmapable, so that no entry straddles two cache lines" {
+	local m dir
+	xr route attach dev veth1 dev veth2 hook tc
+	dir=$(pin_dir)/route
+	# BPF_F_MMAPABLE (0x400): values from a page boundary (route_maps.h).
+	for m in xf_rt_ifc xf_rt_local xf_rt_src4 xf_rt_loc6 xf_rt_vlc; do
+		run -0 bpftool -j map show pinned "$dir/$m"
+		assert_equal "$m $(jq '.flags / 1024 | floor % 2' <<<"$output")" "$m 1"
+	done
+}
