@@ -76,7 +76,7 @@ DEPS := $(CMD_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(BPF_OBJS:.o=.d) \
 .DELETE_ON_ERROR:
 # Generated objects and skeletons are kept: they are what make rebuilds from.
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all check check-unit check-bats check-man demo bench bench-publish install clean distclean help deps deb
+.PHONY: all check check-unit check-bats check-man demo bench bpf-cc bench-publish install clean distclean help deps deb
 
 all: build/xfwd $(MAN_OUT) $(UNIT_OUT)
 
@@ -178,6 +178,11 @@ demo: all $(BENCH_BINS)
 
 bench: all $(BENCH_BINS) $(TEST_PROG_OBJS) $(BENCH_PROG_OBJS)
 	$(Q)bench/run $(if $(FULL),--full)
+
+# The compiler and flags of bpf/ on one line, for the bench tools that
+# build variants of a BPF object themselves (bench/bpfcc.bash).
+bpf-cc:
+	@echo '$(CLANG) $(BPF_CFLAGS)'
 
 # Copies the last run's table, chart and profile to doc/bench/ (committed).
 bench-publish:

@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench/bpfcc.bash, sourced by the bench tools that build variants of a BPF
-# object themselves (bench/stages, bench/vlan-ratio).
+# object themselves (bench/stages, bench/vlan-ratio), from the project's
+# top directory.
 #
-# bpf_cc SRC OUT [FLAG...]: SRC compiled for BPF with the Makefile's
-# BPF_CFLAGS and FLAGs (the variant's -D switches) after them.
+# bpf_cc SRC OUT [FLAG...]: SRC compiled for BPF as the Makefile compiles
+# bpf/ (make bpf-cc: CLANG and BPF_CFLAGS), with FLAGs (the variant's -D
+# switches) after them.
+# The last line: in a tree never built, make configures first and says so.
+read -ra bpf_cc_cmd <<<"$(make -s --no-print-directory bpf-cc | tail -n 1)"
+((${#bpf_cc_cmd[@]})) || { echo "Error: make bpf-cc gave no compiler." >&2; exit 1; }
 bpf_cc() {
 	local src=$1 out=$2
 
 	shift 2
-	clang-19 -g -O2 --target=bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-value -Ibpf \
-		-idirafter "/usr/include/$(uname -m)-linux-gnu" "$@" -c "$src" -o "$out"
+	"${bpf_cc_cmd[@]}" "$@" -c "$src" -o "$out"
 }
