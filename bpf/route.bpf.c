@@ -76,6 +76,9 @@
 #define XF_PROF_MTU6 32		/* tc, IPv6: the helper's route MTU left out */
 #define XF_PROF_VLANPOP 64	/* tc: a tag's pop (bench/vlan-ratio's nopop) */
 #define XF_PROF_FAST6 128	/* tc, IPv6: the common case's own path */
+#define XF_PROF_FAST6TRACE 512	/* tc, IPv6: the common path's refusal of a
+				 * traced frame (off: taken as untraced,
+				 * its tag the trace's: bench/vlan-ratio) */
 #define XF_PROF_WRITE 8		/* packet writes (PROG_RUN repeats reuse the
 				 * packet: a rewrite would change the next run) */
 #define XF_PROF_ON(stage) (!(XF_PROF_OFF & (stage)))
@@ -994,6 +997,18 @@ static __always_inline __u32 xf_tos2prio(__u8 tos)
 	}
 }
 
+/* ip_forward() gives skb->priority the TOS's band unless
+ * net.ipv4.ip_forward_update_priority is 0; without the field (or kernel
+ * state), as the kernels before the sysctl always did. */
+static __always_inline int xf_rt_fwd_update_prio(const struct xf_rt_md *md)
+{
+#if XF_KCTX
+	return xf_rt_vlan_fwd_prio(md->net) != 0;
+#else
+	return 1;
+#endif
+}
+
 /* tc: how much linear data the decision reads (Ethernet, IP header, TCP
  * base header or the first 8 bytes of others); the maximum while the IP
  * header itself is not linear yet. */
@@ -1037,7 +1052,7 @@ static __always_inline int xf_rt_to_peer(__u32 ocfl, const __u8 *dmac, const voi
  * its ns per run, 1.04x the packets per second). It forwards only what
  * xf_rt_decide() and the rest of xf_route_tc() would forward with the
  * same bytes, counter and verdict:
- * an untagged, untraced, linear frame to this host's MAC of exactly its
+ * an untraced, linear frame to this host's MAC of exactly its
  * IPv6 length (no padding to trim) and at most 1280 bytes of IP (the
  * tot_len 0 of xf_rt_decide(); a GSO packet too, whose segments are no
  * longer, checked per segment against the device by the helper, where
@@ -1046,8 +1061,10 @@ static __always_inline int xf_rt_to_peer(__u32 ocfl, const __u8 *dmac, const voi
  * the set that forwards IPv6, while xf_rt_loc6 is the local table and the
  * destination is not in it (then "lookup direct" and a mark change
  * nothing: no policy rule); the FIB answers
- * with a neighbour, another interface of the set. Anything else, or any
- * other answer, returns 0 and takes the general path from the start,
+ * with a neighbour, another interface of the set. Tagged, the ingress is
+ * the tag's VLAN device when xf_rt_vlan_in() maps it and reads the device
+ * live, and the tag goes as the general path pops it. Anything else, or
+ * any other answer, returns 0 and takes the general path from the start,
  * which counts its reason. Needs xf_rt_loc6: the kctx build only. */
 #if XF_KCTX
 #define XF_RT_FAST6 (XF_PROF_ON(XF_PROF_FAST6) && XF_PROF_ON(XF_PROF_LOC6) && \
@@ -1056,24 +1073,42 @@ static __always_inline int xf_rt_to_peer(__u32 ocfl, const __u8 *dmac, const voi
 #define XF_RT_FAST6 0
 #endif
 #if XF_RT_FAST6
-static __always_inline int xf_rt_tc_fast6(struct __sk_buff *skb, long *verdict)
+/* The tag (proto, tci: as struct __sk_buff has them) on *iif mapped by
+ * xf_rt_vlan_in(), the device read up: 1 with *iif the VLAN device and
+ * *prio its ingress priority, else 0. */
+static __always_inline int xf_rt_fast6_vlan(struct __sk_buff *skb, struct net___xf *net,
+					    __u32 proto, __u32 tci, __u32 *iif, __u32 *prio)
+{
+	struct xf_rt_md m;
+
+	m.iif = *iif;
+	m.pkt_type = PACKET_HOST;
+	m.net = net;
+	if (xf_rt_vlan_in(skb, XF_RT_TC, &m, proto, tci) != XF_RR_FORWARDED ||
+	    !(m.vlan & XF_RT_VLAN_LIVE))
+		return 0;
+	*iif = m.iif;
+	*prio = m.vprio;
+	return 1;
+}
+
+/* xf_rt_tc_fast6() from the ingress configuration on: the frame checked up
+ * to its tag, iif the ingress (the VLAN device when tagged), vprio its
+ * priority. Apart, so that the untagged case compiles with constants. */
+static __always_inline int xf_rt_tc_fast6_on(struct __sk_buff *skb, long *verdict, __u32 iif,
+					     int tagged, __u32 vprio)
 {
 	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
 	struct ipv6hdr *ip6h = data + ETH_HLEN;
 	struct xf_route_ifcfg *cfg, *ocfg;
 	struct bpf_fib_lookup fib = {};
-	struct ethhdr *eth = data;
 	const __u32 *sa, *da;
 	__u32 len = skb->len, l3len, min_mtu = 0;
 	__s64 diff;
 
-	/* IPv4 and the rest leave first, for two loads. */
-	if ((void *)(ip6h + 1) > data_end || xf_eth_proto(eth) != bpf_htons(ETH_P_IPV6))
-		return 0;
-	if (skb->vlan_present || skb->pkt_type != PACKET_HOST ||
-	    skb->cb[0] == XF_RT_TRACE_MAGIC0 || data_end - data != len)
-		return 0;
-	cfg = xf_rt_cfg(skb->ifindex);
+	if ((void *)(ip6h + 1) > data_end)
+		return 0;	/* checked by the caller */
+	cfg = xf_rt_cfg(iif);
 	if (!cfg || !(cfg->flags & XF_RTIF_INET6))
 		return 0;
 	l3len = sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
@@ -1090,19 +1125,27 @@ static __always_inline int xf_rt_tc_fast6(struct __sk_buff *skb, long *verdict)
 	    l3len > min_mtu)
 		return 0;
 	fib.family = XF_AF_INET6;
-	fib.ifindex = skb->ifindex;
+	fib.ifindex = iif;
 	fib.flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
 	fib.l4_protocol = ip6h->nexthdr;
 	xf_rt_ports(&fib, ip6h + 1, data_end, ip6h->nexthdr);
 	__builtin_memcpy(fib.ipv6_src, sa, 16);
 	__builtin_memcpy(fib.ipv6_dst, da, 16);
 	if (bpf_fib_lookup(skb, &fib, sizeof(fib), BPF_FIB_LOOKUP_DIRECT) !=
-	    BPF_FIB_LKUP_RET_SUCCESS || fib.ifindex == skb->ifindex)
+	    BPF_FIB_LKUP_RET_SUCCESS || fib.ifindex == iif)
 		return 0;
 	/* Every entry has XF_RTIF_IN_SET (lib/route/attach.c). */
 	ocfg = xf_rt_cfg(fib.ifindex);
 	if (!ocfg)
 		return 0;
+	if (tagged && XF_PROF_ON(XF_PROF_VLANPOP)) {
+		/* As the general path: what vlan_do_receive() does. Popping a
+		 * tag in skb metadata does not fail; had it, the general path
+		 * pops again and passes. */
+		if (bpf_skb_vlan_pop(skb))
+			return 0;
+		skb->priority = vprio;
+	}
 	if (XF_PROF_ON(XF_PROF_WRITE)) {
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
@@ -1122,6 +1165,41 @@ static __always_inline int xf_rt_tc_fast6(struct __sk_buff *skb, long *verdict)
 	}
 	*verdict = bpf_redirect(fib.ifindex, 0);
 	return 1;
+}
+
+static __always_inline int xf_rt_tc_fast6(struct __sk_buff *skb, long *verdict)
+{
+	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
+	struct ipv6hdr *ip6h = data + ETH_HLEN;
+	struct ethhdr *eth = data;
+	__u32 iif = skb->ifindex, vprio = 0, vproto, vtci;
+	int tagged;
+
+	/* IPv4 and the rest leave first, for two loads. */
+	if ((void *)(ip6h + 1) > data_end || xf_eth_proto(eth) != bpf_htons(ETH_P_IPV6))
+		return 0;
+	if (skb->pkt_type != PACKET_HOST || data_end - data != skb->len)
+		return 0;
+	tagged = skb->vlan_present;
+	if (!tagged && skb->cb[0] != XF_RT_TRACE_MAGIC0)
+		return xf_rt_tc_fast6_on(skb, verdict, iif, 0, 0);
+	vproto = skb->vlan_proto;
+	vtci = skb->vlan_tci;
+	if (skb->cb[0] == XF_RT_TRACE_MAGIC0) {
+		if (XF_PROF_ON(XF_PROF_FAST6TRACE) || skb->cb[1] != XF_RT_TRACE_MAGIC1)
+			return 0;
+		/* bench/vlan-ratio only: the trace's tag (xf_route_tc()). */
+		if (*(volatile __u32 *)&skb->cb[3] & XF_RT_TRACE_VLAN) {
+			tagged = 1;
+			vtci = *(volatile __u32 *)&skb->cb[3] & 0xffff;
+			vproto = *(volatile __u32 *)&skb->cb[4];
+		}
+		if (!tagged)
+			return xf_rt_tc_fast6_on(skb, verdict, iif, 0, 0);
+	}
+	if (!xf_rt_fast6_vlan(skb, xf_kctx_net(skb, 0), vproto, vtci, &iif, &vprio))
+		return 0;
+	return xf_rt_tc_fast6_on(skb, verdict, iif, 1, vprio);
 }
 #endif
 
@@ -1265,7 +1343,7 @@ peer:
 		xf_rt_done(&md, slot, reason, trace, cookie);
 		return bpf_redirect_peer(md.fib.ifindex, 0);
 	}
-	if (md.v4)
+	if (md.v4 && xf_rt_fwd_update_prio(&md))
 		skb->priority = xf_tos2prio(md.tos);
 
 	if (neigh) {

@@ -295,7 +295,9 @@ stale() {
 	delete)
 		ip -n "$XF_NS_R1" link del veth1.100
 		run -1 ping4 3 "$XF_H2_IP4" -q
+		run -1 ping6 3 "$XF_H2_IP6" -q
 		assert_equal "$(kstat "$XF_NS_H2" IcmpInEchos)" "$before"
+		assert_equal "$(kstat "$XF_NS_H2" Icmp6InEchos)" "$before6"
 		;;
 	down)
 		ip -n "$XF_NS_R1" link set veth1.100 down
@@ -464,6 +466,39 @@ qos_pings() {
 	else
 		assert_equal "$(ctr veth1.100 forwarded)" 4
 	fi
+}
+
+@test "vlan hook tc: the ingress-qos-map's priority reaches the egress-qos-map as the kernel's, with and without ip_forward_update_priority" {
+	local kernel0 kernel1
+	need_vlan
+	vlan_side 1 100
+	vlan_side 2 200
+	# h2's echo replies leave with PCP 3, which r1's veth2.200 makes
+	# priority 5 and veth1.100 sends with PCP 2. IPv4's TOS 0x10 is
+	# priority 6 where ip_forward() sets it: not in the map, PCP 0.
+	ip -n "$XF_NS_H2" link set veth0.200 type vlan egress-qos-map 0:3 6:3
+	ip -n "$XF_NS_R1" link set veth2.200 type vlan ingress-qos-map 3:5
+	ip -n "$XF_NS_R1" link set veth1.100 type vlan egress-qos-map 5:2
+	wait_until 5 vlan_ready
+	if vlan_no_hook tc veth1.100; then return; fi
+	warm_up
+	in_r1 sysctl -qw net.ipv4.ip_forward_update_priority=1
+	run -0 pcps 6 qos_pings
+	assert_output "$(printf '4 0 3\n6 2 3')"
+	kernel1=$output
+	in_r1 sysctl -qw net.ipv4.ip_forward_update_priority=0
+	run -0 pcps 6 qos_pings
+	assert_output "$(printf '4 2 3\n6 2 3')"
+	kernel0=$output
+	# IPv6 takes hook tc's common path (xf_rt_tc_fast6), IPv4 the
+	# general one: both give the VLAN device's priority.
+	vlan_attach tc veth1.100 veth2.200
+	run -0 pcps 6 qos_pings
+	assert_output "$kernel0"
+	in_r1 sysctl -qw net.ipv4.ip_forward_update_priority=1
+	run -0 pcps 6 qos_pings
+	assert_output "$kernel1"
+	assert_equal "$(ctr veth2.200 forwarded)" 12
 }
 
 @test "vlan hook xdp: egress to a VLAN device whose parent cannot take XDP frames is passed (no_xmit)" {
