@@ -1090,7 +1090,9 @@ static __always_inline int xf_rt_trace_tag(struct __sk_buff *skb, __u32 *proto, 
 #if XF_RT_FAST6
 /* The tag (proto, tci: as struct __sk_buff has them) on *iif mapped by
  * xf_rt_vlan_in(), the device read up: 1 with *iif the VLAN device and
- * *prio its ingress priority, else 0. */
+ * *prio its ingress priority, else 0. Read up is all a mapped tag can be
+ * where a VLAN device exists (route_vlan.h); the check is for a kernel
+ * whose BTF would lack 802.1Q's types, which no test can build. */
 static __always_inline int xf_rt_fast6_vlan(struct __sk_buff *skb, struct net___xf *net,
 					    __u32 proto, __u32 tci, __u32 *iif, __u32 *prio)
 {

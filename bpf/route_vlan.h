@@ -36,9 +36,13 @@
  * device has gone down or away since (struct xf_route_vlan); otherwise
  * xf_rt_vlan_live() reads the device the tag goes to from the parent's
  * VLAN group (its flags, ifindex and namespace; vlan_down when it is not
- * up), three kernel reads a packet, until the next command.
- * The plain build, or a kernel whose 802.1Q module was not loaded when
- * the program was, has only the FIB: every route through a device goes
+ * up), three kernel reads a packet, until the next command. (A device
+ * set down bumps rt_genid, fib_disable_ip(); it leaves IPv6's
+ * fib6_sernum alone when it loses no address, keep_addr_on_down.) The
+ * types it reads are in vmlinux's BTF wherever 802.1Q is, module or not
+ * (vlan_core.o is built in; Debian's 6.1 and 7.2), so a program loaded
+ * before 8021q reads them too (test/vlan.bats).
+ * The plain build has only the FIB: every route through a device goes
  * when it goes down (IPv4 fib_sync_down_dev(), IPv6 rt6_sync_down_dev()).
  * So a tagged packet is forwarded only while its source routes back
  * through the VLAN device (xf_rt_vlan_back()); otherwise it goes to the
@@ -193,7 +197,8 @@ static __always_inline __u32 xf_rt_vlan_rtgen(struct net___xf *n, int *ok)
 /* What vlan_do_receive() finds for the tag (ad, vid) on the parent the
  * packet arrived on: 1 when it is the device ifindex of this namespace
  * and up, 0 when not, -1 when the program cannot read it (no 802.1Q
- * types in the kernel's BTF at load). */
+ * types in the kernel's BTF at load: a kernel without 802.1Q, where no
+ * VLAN device exists to map a tag to). */
 static __always_inline int xf_rt_vlan_live(void *ctx, enum xf_rt_hook hook, __u32 ad,
 					   __u32 vid, __u32 ifindex)
 {

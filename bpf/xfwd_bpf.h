@@ -296,10 +296,14 @@ struct xf_route_src4 {
  *    a table that does not fit, or holds any other route, is not used;
  *  - entry XF_RT_LOC6_HDR is { valid, sernum, min_mtu }: the table is the
  *    local table as it was when the kernel's net->ipv6.fib6_sernum was
- *    sernum. The kernel bumps that counter on every IPv6 route added,
- *    removed or changed in any table, so a program that reads the same
- *    value uses the table, and one that reads another looks up both
- *    tables. min_mtu is the smallest MTU metric of any IPv6 route then
+ *    sernum. The kernel bumps that counter on every IPv6 route added
+ *    or changed in any table and on every address removed
+ *    (rt_genid_bump_ipv6()), so a program that reads the same value uses
+ *    the table, and one that reads another looks up both tables. A route
+ *    deleted, or a device set down that keeps its addresses, leaves it
+ *    as it was (measured on 6.18): the table can only have shrunk since,
+ *    and an address still in the copy is passed, which is exact.
+ *    min_mtu is the smallest MTU metric of any IPv6 route then
  *    (0xffffffff: none has one): ip6_finish_output() holds a forwarded
  *    packet to its route's metric, which bpf_fib_lookup() does not see
  *    unless it is locked, so a packet longer than min_mtu is passed; one
