@@ -21,6 +21,7 @@ setup() {
 
 teardown() {
 	route_teardown
+	[[ -z ${VLAN_MODULE_OUT:-} ]] || vlan_module_in
 }
 
 @test "vlan: xfwd feature says whether this kernel has 802.1Q, and why not" {
@@ -359,6 +360,42 @@ stale() {
 
 @test "vlan hook xdp: a VLAN device renamed behind xfwd's back keeps forwarding, as the kernel does" {
 	stale xdp rename
+}
+
+# The program loaded before 8021q still reads a VLAN device's flags:
+# struct vlan_info is in vmlinux's BTF (vlan_core.o is built in wherever
+# 8021q is a module), so the build with XF_KCTX never falls back to the
+# FIB alone (route_vlan.h) while a VLAN device can exist. r1 keeps
+# veth1.100's addresses on down (keep_addr_on_down): the down leaves
+# net->ipv6.fib6_sernum and so xf_rt_loc6 as they were, and only the
+# flags tell the fast path that the device went down.
+@test "vlan hook tc: a program loaded before 8021q reads the VLAN device's flags; set down with its addresses kept, passed" {
+	local before before6
+	need_vlan
+	if kernel_lacks kern_ctx; then
+		skip "the build without bpf_cast_to_kern_ctx() never reads the device (tested: set down behind xfwd's back)"
+	fi
+	if vlan_no_hook tc veth1; then return; fi
+	vlan_module_out
+	warm_up
+	run -0 xr route attach dev veth1 dev veth2 hook tc
+	vlan_module_in
+	vlan_side 1 100
+	in_r1 sh -c 'echo 1 >/proc/sys/net/ipv6/conf/veth1.100/keep_addr_on_down'
+	wait_until 5 vlan_ready
+	# It joins the program loaded above.
+	run -0 xr route attach dev veth1.100
+	vlan_pings 2
+	assert_equal "$(ctr veth1.100 forwarded)" 4
+	before=$(kstat "$XF_NS_H2" IcmpInEchos)
+	before6=$(kstat "$XF_NS_H2" Icmp6InEchos)
+	ip -n "$XF_NS_R1" link set veth1.100 down
+	run -1 ping6 3 "$XF_H2_IP6" -q
+	run -1 ping4 3 "$XF_H2_IP4" -q
+	assert_equal "$(kstat "$XF_NS_H2" Icmp6InEchos)" "$before6"
+	assert_equal "$(kstat "$XF_NS_H2" IcmpInEchos)" "$before"
+	assert_equal "$(ctr veth1.100 forwarded)" 4
+	(($(ctr veth1.100 vlan_down) >= 6))
 }
 
 @test "vlan hook xdp: a parent whose peer sends its tags in skb metadata is refused, nothing changed" {

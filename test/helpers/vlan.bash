@@ -105,3 +105,19 @@ vlan_attach() {
 	for d in "$@"; do a+=(dev "$d"); done
 	run -0 xr route attach "${a[@]}" hook "$hook"
 }
+
+# vlan_module_out: 8021q unloaded, for a route program loaded before it
+# (polled: the namespaces of earlier tests go away in the background, and
+# their VLAN devices hold the module). The test ends as skipped where it
+# is built in. vlan_module_in (teardown) loads it again, in a guest from
+# test/vm/run's modules (XF_VM_MODULES).
+vlan_module_out() {
+	[[ -e /sys/module/8021q/refcnt ]] ||
+		skip "8021q is built into this kernel: no program loads before it"
+	VLAN_MODULE_OUT=1
+	wait_until 10 rmmod 8021q 2>/dev/null
+}
+
+vlan_module_in() {
+	[[ -e /sys/module/8021q ]] || modprobe ${XF_VM_MODULES:+-d "$XF_VM_MODULES"} 8021q
+}
