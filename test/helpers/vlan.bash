@@ -121,3 +121,16 @@ vlan_module_out() {
 vlan_module_in() {
 	[[ -e /sys/module/8021q ]] || modprobe ${XF_VM_MODULES:+-d "$XF_VM_MODULES"} 8021q
 }
+
+# vlan_lost CMD...: after CMD, three echo requests of each family from h1
+# go unanswered, and none of them reaches h2.
+vlan_lost() {
+	local before before6
+	before=$(kstat "$XF_NS_H2" IcmpInEchos)
+	before6=$(kstat "$XF_NS_H2" Icmp6InEchos)
+	"$@"
+	run -1 ping4 3 "$XF_H2_IP4" -q
+	run -1 ping6 3 "$XF_H2_IP6" -q
+	assert_equal "$(kstat "$XF_NS_H2" IcmpInEchos)" "$before"
+	assert_equal "$(kstat "$XF_NS_H2" Icmp6InEchos)" "$before6"
+}
