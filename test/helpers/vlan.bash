@@ -115,7 +115,7 @@ vlan_module_out() {
 	[[ -e /sys/module/8021q/refcnt ]] ||
 		skip "8021q is built into this kernel: no program loads before it"
 	VLAN_MODULE_OUT=1
-	wait_until 10 rmmod 8021q 2>/dev/null
+	wait_until "$(vm_slow 10)" rmmod 8021q 2>/dev/null
 }
 
 vlan_module_in() {
