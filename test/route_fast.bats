@@ -97,7 +97,9 @@ rx_stamp() {
 	pid=$!
 	BG_PID=$pid
 	exec 5>"$d/in"
-	wait_until 5 grep -q ready "$d/out"
+	# The reader opens out only once it has in (a FIFO): until then
+	# grep finds no file, and says nothing (-s) into the test's output.
+	wait_until 5 grep -qs ready "$d/out"
 	in_h1 bash -c "echo x >/dev/udp/$XF_H2_IP4/4000"
 	wait_until 3 kstat_ge "$XF_NS_H2" IpInDelivers $((n + 1))
 	echo go >&5
