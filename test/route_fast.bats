@@ -652,6 +652,46 @@ delivered_to_r1() {
 	assert_equal "$(ctr veth1 forwarded)" 0
 }
 
+# --- IPv4 on xdp: the common case's own path (xf_rt_xdp_fast4) ---------------
+# Its guards that live traffic in the tests above and in test/hostile.bats,
+# test/reasons.bats and test/route.bats does not reach (route get's runs
+# carry a trace record and take the general path): without each, the path
+# forwards a packet the general path passes.
+
+@test "IPv4 on xdp, the common path: an interface attached family inet6 passes IPv4 (family)" {
+	warm_up
+	run -0 attach xdp family inet6
+	run -0 ping4 3 "$XF_H2_IP4" -q
+	assert_output --partial "3 packets transmitted, 3 received"
+	assert_equal "$(ctr veth1 family)" 3
+	assert_equal "$(ctr veth1 forwarded)" 0
+}
+
+@test "IPv4 on xdp, the common path: a route back out of the ingress is passed (hairpin)" {
+	warm_up
+	# 198.18.7.0/24 is behind h1 for r1, behind r1 for h1: h1's echo
+	# requests come back to it, and it drops them (it does not forward).
+	in_r1 ip route add 198.18.7.0/24 via "$XF_H1_IP4" dev veth1
+	run -0 attach xdp
+	run -1 ping4 3 198.18.7.1 -q
+	assert_output --partial "3 packets transmitted, 0 received"
+	assert_equal "$(ctr veth1 hairpin)" 3
+	assert_equal "$(ctr veth1 forwarded)" 0
+}
+
+@test "IPv4 on xdp, the common path: a policy rule on the destination port sees the port (prohibit)" {
+	warm_up
+	in_r1 ip rule add ipproto udp dport 9 prohibit pref 100
+	run -0 attach xdp
+	run -0 frames 3 udp4
+	wait_until 5 ctr_ge veth1 prohibit 3
+	assert_equal "$(ctr veth1 forwarded)" 0
+	# The rule is the port's: an echo to the same host is forwarded.
+	run -0 ping4 3 "$XF_H2_IP4" -q
+	assert_output --partial "3 packets transmitted, 3 received"
+	assert_equal "$(ctr veth1 forwarded)" 3
+}
+
 @test "the arrays a packet reads are mmapable, so that no entry straddles two cache lines" {
 	local m dir
 	xr route attach dev veth1 dev veth2 hook tc
