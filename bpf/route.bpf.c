@@ -77,6 +77,7 @@
 #define XF_PROF_VLANPOP 64	/* tc: a tag's pop (bench/vlan-ratio's nopop) */
 #define XF_PROF_FAST6 128	/* tc, IPv6: the common case's own path */
 #define XF_PROF_FAST4 1024	/* xdp, IPv4: the common case's own path */
+#define XF_PROF_XFAST6 2048	/* xdp, IPv6: the common case's own path */
 #define XF_PROF_FAST6TRACE 512	/* tc, IPv6: the common path's refusal of a
 				 * traced frame (off: taken as untraced,
 				 * its tag the trace's: bench/vlan-ratio) */
@@ -878,102 +879,7 @@ static __always_inline void xf_rt_done(const struct xf_rt_md *md, __u32 slot,
 	xf_rt_count(slot, reason, md->len);
 }
 
-/* xdp, IPv4: the common case on a path of its own, as xf_rt_tc_fast6() is
- * for tc's IPv6. It forwards only what xf_rt_decide() and the rest of
- * xf_route_xdp() would forward with the same bytes, counter and verdict:
- * an untraced, untagged frame to the ingress interface's own MAC of
- * exactly its IPv4 length (no padding to trim), with a 20-byte header
- * whose checksum holds, a TTL above 1 and no martian address, on an
- * interface of the set that forwards IPv4; the destination is none of
- * the namespace's addresses (xf_rt_src4), the FIB answers with a
- * neighbour on another interface that is no VLAN device, and the source
- * needs no check there (XF_RTIF_SRC_ANY) or passes the quick one from
- * xf_rt_src4 while its generation is the kernel's. A destination that is
- * one of the namespace's addresses is passed here, counted as the general
- * path counts it. Anything else returns 0 and takes the general path from
- * the start. Needs xf_rt_src4's header: the kctx build only. */
-#if XF_KCTX
-#define XF_RT_FAST4 (XF_PROF_ON(XF_PROF_FAST4) && XF_PROF_ON(XF_PROF_SOURCE4) && \
-		     XF_PROF_ON(XF_PROF_LOCAL))
-#else
-#define XF_RT_FAST4 0
-#endif
-#if XF_RT_FAST4
-static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, int *verdict)
-{
-	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
-	struct iphdr *iph = data + ETH_HLEN;
-	struct ethhdr *eth = data;
-	struct xf_route_ifcfg *cfg, *ocfg;
-	struct bpf_fib_lookup fib = {};
-	struct xf_route_src4 *h;
-	const __u16 *d, *m;
-	__u32 iif = ctx->ingress_ifindex, len = data_end - data, key = XF_RT_SRC4_HDR;
-	__u32 flags = 0, cfl;
-
-	if ((void *)(iph + 1) > data_end || xf_eth_proto(eth) != bpf_htons(ETH_P_IP))
-		return 0;
-	/* route get's trace record, or any metadata: the general path. */
-	if ((void *)(long)ctx->data_meta != data)
-		return 0;
-	cfg = xf_rt_cfg(iif);
-	if (!cfg || !((cfl = cfg->flags) & XF_RTIF_INET))
-		return 0;
-	d = (const __u16 *)eth->h_dest;
-	m = (const __u16 *)cfg->mac;
-	if ((d[0] ^ m[0]) | (d[1] ^ m[1]) | (d[2] ^ m[2]))
-		return 0;
-	h = bpf_map_lookup_elem(&xf_rt_src4, &key);
-	if (!h)
-		return 0;
-	if (xf_rt_src4_has(h, iph->daddr)) {
-		/* As xf_rt_decide(): whatever the header holds. */
-		xf_rt_count(cfg->slot, XF_RR_NOT_FORWARDED, len);
-		*verdict = XDP_PASS;
-		return 1;
-	}
-	if (*(__u8 *)iph != 0x45 || iph->ttl <= 1 || bpf_ntohs(iph->tot_len) != len - ETH_HLEN ||
-	    !xf_ipv4_csum_ok(iph))
-		return 0;
-	if ((xf_ipv4_octet0(&iph->daddr) & 0xf0) == 0xe0 || iph->daddr == 0xffffffff ||
-	    xf_ipv4_martian(&iph->saddr, &iph->daddr))
-		return 0;
-	fib.family = XF_AF_INET;
-	fib.tos = iph->tos;
-	fib.l4_protocol = iph->protocol;
-	fib.tot_len = len - ETH_HLEN;
-	fib.ifindex = iif;
-	fib.ipv4_src = iph->saddr;
-	fib.ipv4_dst = iph->daddr;
-	if (!(iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET)))
-		xf_rt_ports(&fib, iph + 1, data_end, iph->protocol);
-	if (cfl & XF_RTIF_DIRECT)
-		flags = BPF_FIB_LOOKUP_DIRECT;
-	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), flags) != BPF_FIB_LKUP_RET_SUCCESS ||
-	    fib.ifindex == iif)
-		return 0;
-	/* The source, as xf_rt_source4() with rp_filter off. */
-	if (!(cfl & XF_RTIF_SRC_ANY)) {
-		struct net___xf *net = xf_kctx_net(ctx, 1);
-
-		if ((cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) || !h->a[0] ||
-		    h->a[1] != xf_kctx_genid(net) || !xf_kctx_quick_check(net) ||
-		    xf_rt_src4_has(h, iph->saddr))
-			return 0;
-	}
-	ocfg = xf_rt_cfg(fib.ifindex);
-	if (ocfg && (ocfg->flags & XF_RTIF_VLAN))
-		return 0;
-	/* Only records the target: a failure leaves nothing done. */
-	if (bpf_redirect_map(&xf_tx_ports, fib.ifindex, 0) != XDP_REDIRECT)
-		return 0;
-	if (XF_PROF_ON(XF_PROF_WRITE) && xf_rt_rewrite(data, data_end, &fib, 1) < 0)
-		return 0;	/* cannot happen: checked above */
-	xf_rt_count(cfg->slot, XF_RR_FORWARDED, len);
-	*verdict = XDP_REDIRECT;
-	return 1;
-}
-#endif
+#include "route_xdp_fast.h"
 
 SEC("xdp")
 int xf_route_xdp(struct xdp_md *ctx)
@@ -984,10 +890,12 @@ int xf_route_xdp(struct xdp_md *ctx)
 	struct xf_rt_md md;
 	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0, itag, otag = 0;
 	int trace = 0, off;
-#if XF_RT_FAST4
-	int verdict;
+#if XF_RT_XDP_FAST
+	/* Set: clang would otherwise read an unset register on the way
+	 * back from the path, which the verifier refuses. */
+	int verdict = XDP_PASS;
 
-	if (xf_rt_xdp_fast4(ctx, &verdict))
+	if (xf_rt_xdp_fast(ctx, &verdict))
 		return verdict;
 #endif
 

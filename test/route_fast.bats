@@ -598,8 +598,9 @@ delivered_to_r1() {
 	assert_equal "$(ctr veth1 forwarded)" 0
 }
 
-# --- IPv6 on tc: the common case's own path (xf_rt_tc_fast6) ----------------
-# Its guards that the tests above and test/hostile.bats, test/reasons.bats
+# --- IPv6 on tc and xdp: the common case's own paths (xf_rt_tc_fast6,
+# xf_rt_xdp_fast6) -------------------------------------------------------------
+# Their guards that the tests above and test/hostile.bats, test/reasons.bats
 # and test/route.bats do not reach: without each, the path forwards a
 # packet the general path passes, or delivers one the kernel does not.
 
@@ -615,44 +616,55 @@ delivered_to_r1() {
 	assert_equal "$(ctr veth1 forwarded)" 3
 }
 
-@test "IPv6 on tc, the common path: an interface attached family inet passes IPv6 (family)" {
-	tc_or_skip
+@test "IPv6 on tc and xdp, the common paths: an interface attached family inet passes IPv6 (family)" {
+	local hook
 	warm_up
-	run -0 attach tc family inet
-	run -0 ping6 3 "$XF_H2_IP6" -q
-	assert_output --partial "3 packets transmitted, 3 received"
-	assert_equal "$(ctr veth1 family)" 3
-	assert_equal "$(ctr veth1 forwarded)" 0
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook family inet
+		run -0 ping6 3 "$XF_H2_IP6" -q
+		assert_output --partial "3 packets transmitted, 3 received"
+		assert_equal "$hook $(ctr veth1 family)" "$hook 3"
+		assert_equal "$(ctr veth1 forwarded)" 0
+		run -0 xr route detach all
+	done
 }
 
-@test "IPv6 on tc, the common path: a route back out of the ingress is passed (hairpin)" {
-	tc_or_skip
+@test "IPv6 on tc and xdp, the common paths: a route back out of the ingress is passed (hairpin)" {
+	local hook
 	warm_up
 	# 2001:2:0:7::/64 is behind h1 for r1, behind r1 for h1: h1's echo
 	# requests come back to it, and it drops them (it does not forward).
 	in_r1 ip -6 route add 2001:2:0:7::/64 via "$XF_H1_IP6" dev veth1
-	run -0 attach tc
-	run -1 ping6 3 2001:2:0:7::1 -q
-	assert_output --partial "3 packets transmitted, 0 received"
-	assert_equal "$(ctr veth1 hairpin)" 3
-	assert_equal "$(ctr veth1 forwarded)" 0
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		run -1 ping6 3 2001:2:0:7::1 -q
+		assert_output --partial "3 packets transmitted, 0 received"
+		assert_equal "$hook $(ctr veth1 hairpin)" "$hook 3"
+		assert_equal "$(ctr veth1 forwarded)" 0
+		run -0 xr route detach all
+	done
 }
 
-@test "IPv6 on tc, the common path: r1's own address stays r1's, even with a neighbour entry for it" {
-	tc_or_skip
+@test "IPv6 on tc and xdp, the common paths: r1's own address stays r1's, even with a neighbour entry for it" {
+	local hook h2mac
 	warm_up
 	# The main table alone would send it to h2: the local table decides.
-	local h2mac
 	h2mac=$(ip -n "$XF_NS_H2" -j link show veth0 | jq -r '.[0].address')
 	in_r1 ip -6 neigh replace "$XF_R1_IP6B" lladdr "$h2mac" dev veth2 nud permanent
-	run -0 attach tc
-	run -0 ping6 3 "$XF_R1_IP6B" -q
-	assert_output --partial "3 packets transmitted, 3 received"
-	assert_equal "$(ctr veth1 not_forwarded)" 3
-	assert_equal "$(ctr veth1 forwarded)" 0
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		run -0 ping6 3 "$XF_R1_IP6B" -q
+		assert_output --partial "3 packets transmitted, 3 received"
+		assert_equal "$hook $(ctr veth1 not_forwarded)" "$hook 3"
+		assert_equal "$(ctr veth1 forwarded)" 0
+		run -0 xr route detach all
+	done
 }
 
-# --- IPv4 on xdp: the common case's own path (xf_rt_xdp_fast4) ---------------
+# --- IPv4 on xdp: the common case's own path (xf_rt_xdp_fast4) --------------
 # Its guards that live traffic in the tests above and in test/hostile.bats,
 # test/reasons.bats and test/route.bats does not reach (route get's runs
 # carry a trace record and take the general path): without each, the path
@@ -682,6 +694,9 @@ delivered_to_r1() {
 @test "IPv4 on xdp, the common path: a policy rule on the destination port sees the port (prohibit)" {
 	warm_up
 	in_r1 ip rule add ipproto udp dport 9 prohibit pref 100
+	# Any rule fails the source's quick check: with accept_local on
+	# there is no check, and the path goes on to forward.
+	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1
 	run -0 attach xdp
 	run -0 frames 3 udp4
 	wait_until 5 ctr_ge veth1 prohibit 3
@@ -690,6 +705,33 @@ delivered_to_r1() {
 	run -0 ping4 3 "$XF_H2_IP4" -q
 	assert_output --partial "3 packets transmitted, 3 received"
 	assert_equal "$(ctr veth1 forwarded)" 3
+}
+
+@test "IPv4 on xdp, the common path: lookup direct does not see a policy rule (not_forwarded)" {
+	# h2's far prefix only in table 100, used for packets from h1; the
+	# source unchecked (accept_local), as the rule would make it checked.
+	ip -n "$XF_NS_H2" addr add "$XF_H2_FAR4/32" dev lo
+	in_r1 ip route add 198.18.3.0/24 via "$XF_H2_IP4" table 100
+	in_r1 ip rule add from "$XF_H1_IP4" lookup 100 pref 100
+	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1
+	warm_up
+	run -0 attach xdp lookup direct
+	run -0 ping4 3 "$XF_H2_FAR4" -q
+	assert_output --partial "3 packets transmitted, 3 received"
+	assert_equal "$(ctr veth1 not_forwarded)" 3
+	assert_equal "$(ctr veth1 forwarded)" 0
+}
+
+@test "IPv4 on xdp, the common path: what the header shows the kernel takes another way is passed" {
+	# A default route would take all of these to h2.
+	in_r1 ip route add default via "$XF_H2_IP4"
+	warm_up
+	run -0 attach xdp
+	run -0 frames 3 notip4 eol4 mcast4 bcast4
+	wait_until 5 ctr_ge veth1 multicast 6
+	assert_equal "$(ctr veth1 not_ip)" 3
+	assert_equal "$(ctr veth1 ipv4_options)" 3
+	assert_equal "$(ctr veth1 forwarded)" 0
 }
 
 @test "the arrays a packet reads are mmapable, so that no entry straddles two cache lines" {

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* route, hook xdp: the commonest packets on paths of their own (included
+ * by route.bpf.c, before xf_route_xdp()).
+ *
+ * The general path spends about 50 ns per packet above a minimal
+ * forwarder (bench/stages' floor) on its decision state and on checks
+ * that only rare frames fail. These paths take the common case of each
+ * family, as xf_rt_tc_fast6() does on tc, and forward only what
+ * xf_rt_decide() and the rest of xf_route_xdp() would forward with the
+ * same bytes, counter and verdict: an untraced, untagged frame to the
+ * ingress interface's own MAC of exactly the length its IP header gives
+ * (no padding to trim), on an interface of the set that forwards the
+ * family; the FIB answers with a neighbour on another interface of the
+ * set that is no VLAN device (xf_rt_vlan_xdp_out()'s tag). Anything else,
+ * or any other answer, returns 0 before the packet is touched, and the
+ * general path starts from the beginning and counts its reason.
+ *
+ * IPv4: a 20-byte header whose checksum holds, a TTL above 1, no
+ * multicast, broadcast or martian address; the destination is none of
+ * the namespace's addresses (xf_rt_src4's buckets: such a packet is
+ * passed here, counted as the general path counts it), and the source
+ * needs no check (XF_RTIF_SRC_ANY) or passes the quick one from
+ * xf_rt_src4 while its generation is the kernel's.
+ * IPv6: no extension header first, a hop limit above 1, no martian
+ * address (multicast, link-local and loopback ones the helper itself
+ * answers "not forwarded"), on an interface that looks up the full FIB,
+ * while xf_rt_loc6 is the kernel's local table, the destination is not
+ * in it and no route's MTU is below the packet; the main table alone is
+ * looked up then.
+ * Both need xf_rt_src4 or xf_rt_loc6: the kctx build only. */
+#ifndef XF_ROUTE_XDP_FAST_H
+#define XF_ROUTE_XDP_FAST_H
+
+#if XF_KCTX
+#define XF_RT_XDP_FAST4 (XF_PROF_ON(XF_PROF_FAST4) && XF_PROF_ON(XF_PROF_SOURCE4) && \
+			 XF_PROF_ON(XF_PROF_LOCAL))
+#define XF_RT_XDP_FAST6 (XF_PROF_ON(XF_PROF_XFAST6) && XF_PROF_ON(XF_PROF_LOC6))
+#else
+#define XF_RT_XDP_FAST4 0
+#define XF_RT_XDP_FAST6 0
+#endif
+#define XF_RT_XDP_FAST (XF_RT_XDP_FAST4 || XF_RT_XDP_FAST6)
+
+#if XF_RT_XDP_FAST
+/* The ingress interface's configuration when it forwards family (an
+ * XF_RTIF_ flag) and the frame is addressed to its MAC, else NULL. */
+static __always_inline struct xf_route_ifcfg *xf_rt_xdp_fast_in(__u32 iif, const struct ethhdr *eth,
+								__u32 family)
+{
+	struct xf_route_ifcfg *cfg = xf_rt_cfg(iif);
+	const __u16 *d = (const __u16 *)eth->h_dest, *m;
+
+	if (!cfg || !(cfg->flags & family))
+		return NULL;
+	m = (const __u16 *)cfg->mac;
+	if ((d[0] ^ m[0]) | (d[1] ^ m[1]) | (d[2] ^ m[2]))
+		return NULL;
+	return cfg;
+}
+
+/* The FIB's answer fib, for a packet of len bytes counted on slot: sent
+ * as the general path sends it, 1 with *verdict; 0, untouched, when the
+ * egress is a VLAN device or not in the device map. */
+static __always_inline int xf_rt_xdp_fast_out(const struct bpf_fib_lookup *fib, void *data,
+					      void *data_end, __u32 slot, __u32 len, int *verdict)
+{
+	struct xf_route_ifcfg *ocfg = xf_rt_cfg(fib->ifindex);
+
+	if (ocfg && (ocfg->flags & XF_RTIF_VLAN))
+		return 0;
+	/* Only records the target: a failure leaves nothing done. */
+	if (bpf_redirect_map(&xf_tx_ports, fib->ifindex, 0) != XDP_REDIRECT)
+		return 0;
+	if (XF_PROF_ON(XF_PROF_WRITE) && xf_rt_rewrite(data, data_end, fib, 1) < 0)
+		return 0;	/* cannot happen: checked by the caller */
+	xf_rt_count(slot, XF_RR_FORWARDED, len);
+	*verdict = XDP_REDIRECT;
+	return 1;
+}
+#endif
+
+#if XF_RT_XDP_FAST4
+static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void *data_end,
+					   int *verdict)
+{
+	struct iphdr *iph = data + ETH_HLEN;
+	struct xf_route_ifcfg *cfg;
+	struct bpf_fib_lookup fib = {};
+	struct xf_route_src4 *h;
+	__u32 iif = ctx->ingress_ifindex, len = data_end - data, key = XF_RT_SRC4_HDR;
+	__u32 flags = 0, cfl;
+
+	if ((void *)(iph + 1) > data_end)
+		return 0;
+	cfg = xf_rt_xdp_fast_in(iif, data, XF_RTIF_INET);
+	if (!cfg)
+		return 0;
+	cfl = cfg->flags;
+	h = bpf_map_lookup_elem(&xf_rt_src4, &key);
+	if (!h)
+		return 0;
+	if (xf_rt_src4_has(h, iph->daddr)) {
+		/* As xf_rt_decide(): whatever the header holds. */
+		xf_rt_count(cfg->slot, XF_RR_NOT_FORWARDED, len);
+		*verdict = XDP_PASS;
+		return 1;
+	}
+	if (*(__u8 *)iph != 0x45 || iph->ttl <= 1 || bpf_ntohs(iph->tot_len) != len - ETH_HLEN ||
+	    !xf_ipv4_csum_ok(iph))
+		return 0;
+	if ((xf_ipv4_octet0(&iph->daddr) & 0xf0) == 0xe0 || iph->daddr == 0xffffffff ||
+	    xf_ipv4_martian(&iph->saddr, &iph->daddr))
+		return 0;
+	fib.family = XF_AF_INET;
+	fib.tos = iph->tos;
+	fib.l4_protocol = iph->protocol;
+	fib.tot_len = len - ETH_HLEN;
+	fib.ifindex = iif;
+	fib.ipv4_src = iph->saddr;
+	fib.ipv4_dst = iph->daddr;
+	if (!(iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET)))
+		xf_rt_ports(&fib, iph + 1, data_end, iph->protocol);
+	if (cfl & XF_RTIF_DIRECT)
+		flags = BPF_FIB_LOOKUP_DIRECT;
+	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), flags) != BPF_FIB_LKUP_RET_SUCCESS ||
+	    fib.ifindex == iif)
+		return 0;
+	/* The source, as xf_rt_source4() with rp_filter off. */
+	if (!(cfl & XF_RTIF_SRC_ANY)) {
+		struct net___xf *net = xf_kctx_net(ctx, 1);
+
+		if ((cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) || !h->a[0] ||
+		    h->a[1] != xf_kctx_genid(net) || !xf_kctx_quick_check(net) ||
+		    xf_rt_src4_has(h, iph->saddr))
+			return 0;
+	}
+	return xf_rt_xdp_fast_out(&fib, data, data_end, cfg->slot, len, verdict);
+}
+#endif
+
+#if XF_RT_XDP_FAST6
+static __always_inline int xf_rt_xdp_fast6(struct xdp_md *ctx, void *data, void *data_end,
+					   int *verdict)
+{
+	struct ipv6hdr *ip6h = data + ETH_HLEN;
+	struct xf_route_ifcfg *cfg;
+	struct bpf_fib_lookup fib = {};
+	const __u32 *sa, *da;
+	__u32 iif = ctx->ingress_ifindex, len = data_end - data, l3len, min_mtu = 0;
+
+	if ((void *)(ip6h + 1) > data_end)
+		return 0;
+	cfg = xf_rt_xdp_fast_in(iif, data, XF_RTIF_INET6);
+	if (!cfg || (cfg->flags & XF_RTIF_DIRECT))
+		return 0;
+	l3len = sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
+	if (ip6h->version != 6 || !ip6h->nexthdr || ip6h->hop_limit <= 1 ||
+	    l3len != len - ETH_HLEN)
+		return 0;
+	sa = ip6h->saddr.in6_u.u6_addr32;
+	da = ip6h->daddr.in6_u.u6_addr32;
+	if (xf_ipv6_martian(sa, da))
+		return 0;
+	if (xf_rt_loc6_table(xf_kctx_net(ctx, 1), da, &min_mtu) != XF_RR_FORWARDED ||
+	    l3len > min_mtu)
+		return 0;
+	fib.family = XF_AF_INET6;
+	fib.ifindex = iif;
+	fib.flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
+	fib.l4_protocol = ip6h->nexthdr;
+	fib.tot_len = l3len;
+	xf_rt_ports(&fib, ip6h + 1, data_end, ip6h->nexthdr);
+	__builtin_memcpy(fib.ipv6_src, sa, 16);
+	__builtin_memcpy(fib.ipv6_dst, da, 16);
+	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), BPF_FIB_LOOKUP_DIRECT) !=
+	    BPF_FIB_LKUP_RET_SUCCESS || fib.ifindex == iif)
+		return 0;
+	return xf_rt_xdp_fast_out(&fib, data, data_end, cfg->slot, len, verdict);
+}
+#endif
+
+#if XF_RT_XDP_FAST
+/* 1 with *verdict when a path of its own took the packet, else 0. */
+static __always_inline int xf_rt_xdp_fast(struct xdp_md *ctx, int *verdict)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	__u16 proto;
+
+	if (data + ETH_HLEN > data_end)
+		return 0;
+	/* route get's trace record, or any metadata: the general path. */
+	if ((void *)(long)ctx->data_meta != data)
+		return 0;
+	proto = xf_eth_proto(data);
+#if XF_RT_XDP_FAST4
+	if (proto == bpf_htons(ETH_P_IP))
+		return xf_rt_xdp_fast4(ctx, data, data_end, verdict);
+#endif
+#if XF_RT_XDP_FAST6
+	if (proto == bpf_htons(ETH_P_IPV6))
+		return xf_rt_xdp_fast6(ctx, data, data_end, verdict);
+#endif
+	return 0;
+}
+#endif
+
+#endif
