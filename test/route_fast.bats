@@ -664,6 +664,19 @@ delivered_to_r1() {
 	done
 }
 
+@test "IPv6 on tc and xdp, the common paths: a version other than 6 behind the IPv6 Ethertype is passed (bad_len)" {
+	local hook
+	warm_up
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		run -0 frames 3 ver6
+		wait_until 5 ctr_ge veth1 bad_len 3
+		assert_equal "$(ctr veth1 forwarded)" 0
+		run -0 xr route detach all
+	done
+}
+
 # --- IPv4 on xdp: the common case's own path (xf_rt_xdp_fast4) --------------
 # Its guards that live traffic in the tests above and in test/hostile.bats,
 # test/reasons.bats and test/route.bats does not reach (route get's runs
