@@ -879,6 +879,44 @@ static __always_inline void xf_rt_done(const struct xf_rt_md *md, __u32 slot,
 	xf_rt_count(slot, reason, md->len);
 }
 
+#if XF_KCTX
+/* IPv6's common case on both hooks (xf_rt_tc_fast6(), route_xdp_fast.h):
+ * the header of a frame of len bytes arriving on iif passes the checks
+ * that keep it there, its IP length at most max, while xf_rt_loc6 is
+ * current, the destination not in it and no route's MTU below the packet.
+ * 1 with *l3len the IP length and fib the input of a lookup of the main
+ * table alone (tot_len is the caller's), else 0. */
+static __always_inline int xf_rt_fast6_in(struct ipv6hdr *ip6h, void *data_end, __u32 len,
+					  __u32 max, __u32 iif, struct net___xf *net,
+					  struct bpf_fib_lookup *fib, __u32 *l3len)
+{
+	const __u32 *sa = ip6h->saddr.in6_u.u6_addr32, *da = ip6h->daddr.in6_u.u6_addr32;
+	__u32 n, min_mtu = 0;
+
+	if ((void *)(ip6h + 1) > data_end)
+		return 0;
+	n = sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
+	if (ip6h->version != 6 || !ip6h->nexthdr || ip6h->hop_limit <= 1 ||
+	    n != len - ETH_HLEN || n > max)
+		return 0;
+	/* Multicast, link-local and loopback addresses, on either side, the
+	 * helper itself answers "not forwarded" (rt6_need_strict()). */
+	if (xf_ipv6_martian(sa, da))
+		return 0;
+	if (xf_rt_loc6_table(net, da, &min_mtu) != XF_RR_FORWARDED || n > min_mtu)
+		return 0;
+	fib->family = XF_AF_INET6;
+	fib->ifindex = iif;
+	fib->flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
+	fib->l4_protocol = ip6h->nexthdr;
+	xf_rt_ports(fib, ip6h + 1, data_end, ip6h->nexthdr);
+	__builtin_memcpy(fib->ipv6_src, sa, 16);
+	__builtin_memcpy(fib->ipv6_dst, da, 16);
+	*l3len = n;
+	return 1;
+}
+#endif
+
 #include "route_xdp_fast.h"
 
 SEC("xdp")
@@ -1131,35 +1169,14 @@ static __always_inline int xf_rt_tc_fast6_on(struct __sk_buff *skb, long *verdic
 	struct ipv6hdr *ip6h = data + ETH_HLEN;
 	struct xf_route_ifcfg *cfg, *ocfg;
 	struct bpf_fib_lookup fib = {};
-	const __u32 *sa, *da;
-	__u32 len = skb->len, l3len, min_mtu = 0;
+	__u32 len = skb->len, l3len;
 	__s64 diff;
 
-	if ((void *)(ip6h + 1) > data_end)
-		return 0;	/* checked by the caller */
 	cfg = xf_rt_cfg(iif);
 	if (!cfg || !(cfg->flags & XF_RTIF_INET6))
 		return 0;
-	l3len = sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
-	if (ip6h->version != 6 || !ip6h->nexthdr || ip6h->hop_limit <= 1 ||
-	    l3len != len - ETH_HLEN || l3len > 1280)
+	if (!xf_rt_fast6_in(ip6h, data_end, len, 1280, iif, xf_kctx_net(skb, 0), &fib, &l3len))
 		return 0;
-	/* Multicast, link-local and loopback addresses, on either side, the
-	 * helper itself answers "not forwarded" (rt6_need_strict()). */
-	sa = ip6h->saddr.in6_u.u6_addr32;
-	da = ip6h->daddr.in6_u.u6_addr32;
-	if (xf_ipv6_martian(sa, da))
-		return 0;
-	if (xf_rt_loc6_table(xf_kctx_net(skb, 0), da, &min_mtu) != XF_RR_FORWARDED ||
-	    l3len > min_mtu)
-		return 0;
-	fib.family = XF_AF_INET6;
-	fib.ifindex = iif;
-	fib.flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
-	fib.l4_protocol = ip6h->nexthdr;
-	xf_rt_ports(&fib, ip6h + 1, data_end, ip6h->nexthdr);
-	__builtin_memcpy(fib.ipv6_src, sa, 16);
-	__builtin_memcpy(fib.ipv6_dst, da, 16);
 	if (bpf_fib_lookup(skb, &fib, sizeof(fib), BPF_FIB_LOOKUP_DIRECT) !=
 	    BPF_FIB_LKUP_RET_SUCCESS || fib.ifindex == iif)
 		return 0;

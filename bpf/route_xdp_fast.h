@@ -145,33 +145,16 @@ static __always_inline int xf_rt_xdp_fast6(struct xdp_md *ctx, void *data, void 
 	struct ipv6hdr *ip6h = data + ETH_HLEN;
 	struct xf_route_ifcfg *cfg;
 	struct bpf_fib_lookup fib = {};
-	const __u32 *sa, *da;
-	__u32 iif = ctx->ingress_ifindex, len = data_end - data, l3len, min_mtu = 0;
+	__u32 iif = ctx->ingress_ifindex, len = data_end - data, l3len;
 
 	if ((void *)(ip6h + 1) > data_end)
 		return 0;
 	cfg = xf_rt_xdp_fast_in(iif, data, XF_RTIF_INET6);
 	if (!cfg || (cfg->flags & XF_RTIF_DIRECT))
 		return 0;
-	l3len = sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
-	if (ip6h->version != 6 || !ip6h->nexthdr || ip6h->hop_limit <= 1 ||
-	    l3len != len - ETH_HLEN)
+	if (!xf_rt_fast6_in(ip6h, data_end, len, 0xffff, iif, xf_kctx_net(ctx, 1), &fib, &l3len))
 		return 0;
-	sa = ip6h->saddr.in6_u.u6_addr32;
-	da = ip6h->daddr.in6_u.u6_addr32;
-	if (xf_ipv6_martian(sa, da))
-		return 0;
-	if (xf_rt_loc6_table(xf_kctx_net(ctx, 1), da, &min_mtu) != XF_RR_FORWARDED ||
-	    l3len > min_mtu)
-		return 0;
-	fib.family = XF_AF_INET6;
-	fib.ifindex = iif;
-	fib.flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
-	fib.l4_protocol = ip6h->nexthdr;
 	fib.tot_len = l3len;
-	xf_rt_ports(&fib, ip6h + 1, data_end, ip6h->nexthdr);
-	__builtin_memcpy(fib.ipv6_src, sa, 16);
-	__builtin_memcpy(fib.ipv6_dst, da, 16);
 	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), BPF_FIB_LOOKUP_DIRECT) !=
 	    BPF_FIB_LKUP_RET_SUCCESS || fib.ifindex == iif)
 		return 0;
