@@ -880,6 +880,29 @@ static __always_inline void xf_rt_done(const struct xf_rt_md *md, __u32 slot,
 }
 
 #if XF_KCTX
+/* The common paths of both hooks: the tag (proto, tci: as struct
+ * __sk_buff has them) on *iif mapped by xf_rt_vlan_in(), the device read
+ * up: 1 with *iif the VLAN device and *prio its ingress priority, else 0.
+ * Read up is all a mapped tag can be where a VLAN device exists
+ * (route_vlan.h); the check is for a kernel whose BTF would lack 802.1Q's
+ * types, which no test can build. */
+static __always_inline int xf_rt_fast_vlan(void *ctx, enum xf_rt_hook hook,
+					   struct net___xf *net, __u32 proto, __u32 tci,
+					   __u32 *iif, __u32 *prio)
+{
+	struct xf_rt_md m;
+
+	m.iif = *iif;
+	m.pkt_type = PACKET_HOST;
+	m.net = net;
+	if (xf_rt_vlan_in(ctx, hook, &m, proto, tci) != XF_RR_FORWARDED ||
+	    !(m.vlan & XF_RT_VLAN_LIVE))
+		return 0;
+	*iif = m.iif;
+	*prio = m.vprio;
+	return 1;
+}
+
 /* IPv6's common case on both hooks (xf_rt_tc_fast6(), route_xdp_fast.h):
  * the header of a frame of len bytes arriving on iif passes the checks
  * that keep it there, its IP length at most max, while xf_rt_loc6 is
@@ -1138,27 +1161,6 @@ static __always_inline int xf_rt_trace_tag(struct __sk_buff *skb, __u32 *proto, 
 #define XF_RT_FAST6 0
 #endif
 #if XF_RT_FAST6
-/* The tag (proto, tci: as struct __sk_buff has them) on *iif mapped by
- * xf_rt_vlan_in(), the device read up: 1 with *iif the VLAN device and
- * *prio its ingress priority, else 0. Read up is all a mapped tag can be
- * where a VLAN device exists (route_vlan.h); the check is for a kernel
- * whose BTF would lack 802.1Q's types, which no test can build. */
-static __always_inline int xf_rt_fast6_vlan(struct __sk_buff *skb, struct net___xf *net,
-					    __u32 proto, __u32 tci, __u32 *iif, __u32 *prio)
-{
-	struct xf_rt_md m;
-
-	m.iif = *iif;
-	m.pkt_type = PACKET_HOST;
-	m.net = net;
-	if (xf_rt_vlan_in(skb, XF_RT_TC, &m, proto, tci) != XF_RR_FORWARDED ||
-	    !(m.vlan & XF_RT_VLAN_LIVE))
-		return 0;
-	*iif = m.iif;
-	*prio = m.vprio;
-	return 1;
-}
-
 /* xf_rt_tc_fast6() from the ingress configuration on: the frame checked up
  * to its tag, iif the ingress (the VLAN device when tagged), vprio its
  * priority. Apart, so that the untagged case compiles with constants. */
@@ -1239,7 +1241,7 @@ static __always_inline int xf_rt_tc_fast6(struct __sk_buff *skb, long *verdict)
 	}
 	if (!tagged)
 		return xf_rt_tc_fast6_on(skb, verdict, iif, 0, 0);
-	if (!xf_rt_fast6_vlan(skb, xf_kctx_net(skb, 0), vproto, vtci, &iif, &vprio))
+	if (!xf_rt_fast_vlan(skb, XF_RT_TC, xf_kctx_net(skb, 0), vproto, vtci, &iif, &vprio))
 		return 0;
 	return xf_rt_tc_fast6_on(skb, verdict, iif, 1, vprio);
 }

@@ -7,13 +7,17 @@
  * that only rare frames fail. These paths take the common case of each
  * family, as xf_rt_tc_fast6() does on tc, and forward only what
  * xf_rt_decide() and the rest of xf_route_xdp() would forward with the
- * same bytes, counter and verdict: an untraced, untagged frame to the
- * ingress interface's own MAC of exactly the length its IP header gives
- * (no padding to trim), on an interface of the set that forwards the
- * family; the FIB answers with a neighbour on another interface of the
- * set that is no VLAN device (xf_rt_vlan_xdp_out()'s tag). Anything else,
- * or any other answer, returns 0 before the packet is touched, and the
- * general path starts from the beginning and counts its reason.
+ * same bytes, counter and verdict: an untraced frame to the ingress
+ * interface's own MAC of exactly the length its IP header gives (no
+ * padding to trim), on an interface of the set that forwards the family;
+ * the FIB answers with a neighbour on another interface of the set that
+ * is no VLAN device (xf_rt_vlan_xdp_out()'s tag). A tagged frame takes
+ * them too when xf_rt_fast_vlan() maps its one tag to a VLAN device of
+ * the set read up: that device is the ingress, and the tag goes as the
+ * general path drops it (the rewrite 4 bytes in, then the head moved
+ * over the tag). Anything else, or any other answer, returns 0 before
+ * the packet is touched, and the general path starts from the beginning
+ * and counts its reason.
  *
  * IPv4: a 20-byte header whose checksum holds, a TTL above 1, no
  * multicast, broadcast or martian address; the destination is none of
@@ -58,37 +62,52 @@ static __always_inline struct xf_route_ifcfg *xf_rt_xdp_fast_in(__u32 iif, const
 	return cfg;
 }
 
-/* The FIB's answer fib, for a packet of len bytes counted on slot: sent
- * as the general path sends it, 1 with *verdict; 0, untouched, when the
- * egress is a VLAN device or not in the device map. */
-static __always_inline int xf_rt_xdp_fast_out(const struct bpf_fib_lookup *fib, void *data,
-					      void *data_end, __u32 slot, __u32 len, int *verdict)
+/* The FIB's answer fib, for a packet of len bytes (without its tag,
+ * when tagged) counted on slot: sent as the general path sends it, 1 with
+ * *verdict; 0, untouched, when the egress is a VLAN device or not in the
+ * device map. */
+static __always_inline int xf_rt_xdp_fast_out(struct xdp_md *ctx, const struct bpf_fib_lookup *fib,
+					      void *data, void *data_end, int tagged, __u32 slot,
+					      __u32 len, int *verdict)
 {
 	struct xf_route_ifcfg *ocfg = xf_rt_cfg(fib->ifindex);
+	__u32 reason = XF_RR_FORWARDED;
 
 	if (ocfg && (ocfg->flags & XF_RTIF_VLAN))
 		return 0;
 	/* Only records the target: a failure leaves nothing done. */
 	if (bpf_redirect_map(&xf_tx_ports, fib->ifindex, 0) != XDP_REDIRECT)
 		return 0;
-	if (XF_PROF_ON(XF_PROF_WRITE) && xf_rt_rewrite(data, data_end, fib, 1) < 0)
-		return 0;	/* cannot happen: checked by the caller */
-	xf_rt_count(slot, XF_RR_FORWARDED, len);
 	*verdict = XDP_REDIRECT;
+	if (XF_PROF_ON(XF_PROF_WRITE)) {
+		/* Tagged: the untagged frame's header ends where the tag
+		 * does (its EtherType is the inner one), then the tag goes.
+		 * Neither can fail on a frame checked by the caller; the
+		 * general path counts and passes the same way. */
+		if (xf_rt_rewrite(data + (tagged ? 4 : 0), data_end, fib, 1) < 0 ||
+		    (tagged && bpf_xdp_adjust_head(ctx, 4))) {
+			reason = XF_RR_BAD_LEN;
+			*verdict = XDP_PASS;
+		}
+	}
+	xf_rt_count(slot, reason, len);
 	return 1;
 }
 #endif
 
 #if XF_RT_XDP_FAST4
+/* From the ingress on: iif (the VLAN device when tagged), the IP header
+ * after the tag when tagged. Apart, so that each case compiles with
+ * constants. */
 static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void *data_end,
-					   int *verdict)
+					   __u32 iif, int tagged, int *verdict)
 {
-	struct iphdr *iph = data + ETH_HLEN;
+	__u32 l2 = ETH_HLEN + (tagged ? 4 : 0), key = XF_RT_SRC4_HDR, flags = 0, cfl;
+	__u32 len = data_end - data - (tagged ? 4 : 0);
+	struct iphdr *iph = data + l2;
 	struct xf_route_ifcfg *cfg;
 	struct bpf_fib_lookup fib = {};
 	struct xf_route_src4 *h;
-	__u32 iif = ctx->ingress_ifindex, len = data_end - data, key = XF_RT_SRC4_HDR;
-	__u32 flags = 0, cfl;
 
 	if ((void *)(iph + 1) > data_end)
 		return 0;
@@ -134,18 +153,18 @@ static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void 
 		    xf_rt_src4_has(h, iph->saddr))
 			return 0;
 	}
-	return xf_rt_xdp_fast_out(&fib, data, data_end, cfg->slot, len, verdict);
+	return xf_rt_xdp_fast_out(ctx, &fib, data, data_end, tagged, cfg->slot, len, verdict);
 }
 #endif
 
 #if XF_RT_XDP_FAST6
 static __always_inline int xf_rt_xdp_fast6(struct xdp_md *ctx, void *data, void *data_end,
-					   int *verdict)
+					   __u32 iif, int tagged, int *verdict)
 {
-	struct ipv6hdr *ip6h = data + ETH_HLEN;
+	__u32 len = data_end - data - (tagged ? 4 : 0), l3len;
+	struct ipv6hdr *ip6h = data + ETH_HLEN + (tagged ? 4 : 0);
 	struct xf_route_ifcfg *cfg;
 	struct bpf_fib_lookup fib = {};
-	__u32 iif = ctx->ingress_ifindex, len = data_end - data, l3len;
 
 	if ((void *)(ip6h + 1) > data_end)
 		return 0;
@@ -158,32 +177,44 @@ static __always_inline int xf_rt_xdp_fast6(struct xdp_md *ctx, void *data, void 
 	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), BPF_FIB_LOOKUP_DIRECT) !=
 	    BPF_FIB_LKUP_RET_SUCCESS || fib.ifindex == iif)
 		return 0;
-	return xf_rt_xdp_fast_out(&fib, data, data_end, cfg->slot, len, verdict);
+	return xf_rt_xdp_fast_out(ctx, &fib, data, data_end, tagged, cfg->slot, len, verdict);
 }
 #endif
 
 #if XF_RT_XDP_FAST
+/* The path for the frame's family, with its ingress iif and tag. */
+static __always_inline int xf_rt_xdp_fast_fam(struct xdp_md *ctx, void *data, void *data_end,
+					      __u16 proto, __u32 iif, int tagged, int *verdict)
+{
+#if XF_RT_XDP_FAST4
+	if (proto == bpf_htons(ETH_P_IP))
+		return xf_rt_xdp_fast4(ctx, data, data_end, iif, tagged, verdict);
+#endif
+#if XF_RT_XDP_FAST6
+	if (proto == bpf_htons(ETH_P_IPV6))
+		return xf_rt_xdp_fast6(ctx, data, data_end, iif, tagged, verdict);
+#endif
+	return 0;
+}
+
 /* 1 with *verdict when a path of its own took the packet, else 0. */
 static __always_inline int xf_rt_xdp_fast(struct xdp_md *ctx, int *verdict)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
-	__u16 proto;
+	__u32 iif = ctx->ingress_ifindex, prio;
+	__u16 *w = data + 12;
 
-	if (data + ETH_HLEN > data_end)
+	if ((void *)(w + 3) > data_end)
 		return 0;
 	/* route get's trace record, or any metadata: the general path. */
 	if ((void *)(long)ctx->data_meta != data)
 		return 0;
-	proto = xf_eth_proto(data);
-#if XF_RT_XDP_FAST4
-	if (proto == bpf_htons(ETH_P_IP))
-		return xf_rt_xdp_fast4(ctx, data, data_end, verdict);
-#endif
-#if XF_RT_XDP_FAST6
-	if (proto == bpf_htons(ETH_P_IPV6))
-		return xf_rt_xdp_fast6(ctx, data, data_end, verdict);
-#endif
-	return 0;
+	if (w[0] != bpf_htons(ETH_P_8021Q) && w[0] != bpf_htons(ETH_P_8021AD))
+		return xf_rt_xdp_fast_fam(ctx, data, data_end, w[0], iif, 0, verdict);
+	if (!xf_rt_fast_vlan(ctx, XF_RT_XDP, xf_kctx_net(ctx, 1), w[0], bpf_ntohs(w[1]), &iif,
+			     &prio))
+		return 0;
+	return xf_rt_xdp_fast_fam(ctx, data, data_end, w[2], iif, 1, verdict);
 }
 #endif
 
