@@ -216,6 +216,21 @@ static __always_inline void xf_mac_copy(void *to, const void *from)
 	((__u16 *)to)[2] = ((const __u16 *)from)[2];
 }
 
+/* Whether two MAC addresses (2-aligned) are the same, as 16-bit words. */
+static __always_inline int xf_mac_eq(const void *a, const void *b)
+{
+	const __u16 *x = a, *y = b;
+
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]));
+}
+
+/* An IPv4 destination ip_route_input_noref() takes the multicast or the
+ * broadcast way: 224/4 or the limited broadcast. */
+static __always_inline int xf_ipv4_mcast_dst(const __be32 *daddr)
+{
+	return (xf_ipv4_octet0(daddr) & 0xf0) == 0xe0 || *daddr == 0xffffffff;
+}
+
 /* Sources and destinations that ipv6_rcv()/ip6_forward() drop. */
 static __always_inline int xf_ipv6_martian(const __u32 *s, const __u32 *d)
 {
@@ -365,7 +380,7 @@ static __always_inline __u32 xf_rt_parse4(void *data, void *data_end,
 		md->l3len = md->len - ETH_HLEN;
 	if (md->l3len < sizeof(*iph) || md->l3len > md->len - ETH_HLEN)
 		return XF_RR_BAD_LEN;
-	if ((xf_ipv4_octet0(&iph->daddr) & 0xf0) == 0xe0 || iph->daddr == 0xffffffff)
+	if (xf_ipv4_mcast_dst(&iph->daddr))
 		return XF_RR_MULTICAST;
 	if (xf_ipv4_martian(&iph->saddr, &iph->daddr))
 		return XF_RR_MARTIAN;
@@ -485,17 +500,22 @@ static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
  * would make it and xf_rt_src4 is current (route_kctx.h, xfwd_bpf.h):
  * XF_RR_MARTIAN for one of the namespace's addresses, else
  * XF_RR_FORWARDED. XF_RR_MAX when the reverse lookup must decide. */
+static __always_inline __u32 xf_rt_src4_by(struct net___xf *net, const struct xf_route_src4 *h,
+					    __be32 saddr)
+{
+	if (!xf_kctx_quick_check(net) || !h->a[0] || h->a[1] != xf_kctx_genid(net))
+		return XF_RR_MAX;
+	return xf_rt_src4_has(h, saddr) ? XF_RR_MARTIAN : XF_RR_FORWARDED;
+}
+
+/* The same, reading xf_rt_src4's header itself. */
 static __always_inline __u32 xf_rt_src4_table(struct net___xf *net, __be32 saddr)
 {
 	struct xf_route_src4 *h;
 	__u32 key = XF_RT_SRC4_HDR;
 
-	if (!xf_kctx_quick_check(net))
-		return XF_RR_MAX;
 	h = bpf_map_lookup_elem(&xf_rt_src4, &key);
-	if (!h || !h->a[0] || h->a[1] != xf_kctx_genid(net))
-		return XF_RR_MAX;
-	return xf_rt_src4_has(h, saddr) ? XF_RR_MARTIAN : XF_RR_FORWARDED;
+	return h ? xf_rt_src4_by(net, h, saddr) : XF_RR_MAX;
 }
 #endif
 
@@ -649,10 +669,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	if (eth->h_dest[0] & 1)
 		return XF_RR_MULTICAST;
 	if (md->pkt_type == XF_PKT_BY_MAC) {
-		const __u16 *d = (const __u16 *)eth->h_dest;
-
-		if ((d[0] ^ md->mac[0]) | (d[1] ^ md->mac[1]) |
-		    (d[2] ^ md->mac[2]))
+		if (!xf_mac_eq(eth->h_dest, md->mac))
 			return XF_RR_OTHER_HOST;
 	} else if (md->pkt_type != PACKET_HOST) {
 		return XF_RR_OTHER_HOST;
@@ -1115,9 +1132,7 @@ static __always_inline __u32 xf_tc_need(void *data, void *data_end)
  * the frame where the veth would. */
 static __always_inline int xf_rt_to_peer(__u32 ocfl, const __u8 *dmac, const void *peer_mac)
 {
-	const __u16 *d = (const __u16 *)dmac, *p = peer_mac;
-
-	return (ocfl & XF_RTIF_PEER) && !((d[0] ^ p[0]) | (d[1] ^ p[1]) | (d[2] ^ p[2]));
+	return (ocfl & XF_RTIF_PEER) && xf_mac_eq(dmac, peer_mac);
 }
 
 /* tc: the tag a route get run carries in its trace record (cb[3]

@@ -23,8 +23,8 @@
  * untagged frame; passed, the bytes are put back as they came. Forwarded,
  * bpf_xdp_adjust_head(4) drops the gap. (The common paths,
  * route_xdp_fast.h, read the frame where it is and write only once it is
- * forwarded: the untagged header 4 bytes in, then the same head move.) Egress to a VLAN device
- * (XF_RTIF_VLAN): the gap is kept (or made, adjust_head(-4)) and filled
+ * forwarded: the untagged header 4 bytes in, then the same head move.)
+ * Egress to a VLAN device (XF_RTIF_VLAN): the gap is kept (or made, adjust_head(-4)) and filled
  * with U's tag, whose PCP is U's egress-qos-map of the skb->priority the
  * kernel would have: rt_tos2priority(TOS) for IPv4 (ip_forward()), for
  * IPv6 what the ingress gave it (0, or the ingress VLAN device's

@@ -52,12 +52,8 @@ static __always_inline struct xf_route_ifcfg *xf_rt_xdp_fast_in(__u32 iif, const
 								__u32 family)
 {
 	struct xf_route_ifcfg *cfg = xf_rt_cfg(iif);
-	const __u16 *d = (const __u16 *)eth->h_dest, *m;
 
-	if (!cfg || !(cfg->flags & family))
-		return NULL;
-	m = (const __u16 *)cfg->mac;
-	if ((d[0] ^ m[0]) | (d[1] ^ m[1]) | (d[2] ^ m[2]))
+	if (!cfg || !(cfg->flags & family) || !xf_mac_eq(eth->h_dest, cfg->mac))
 		return NULL;
 	return cfg;
 }
@@ -127,8 +123,7 @@ static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void 
 	if (*(__u8 *)iph != 0x45 || iph->ttl <= 1 || bpf_ntohs(iph->tot_len) != len - ETH_HLEN ||
 	    !xf_ipv4_csum_ok(iph))
 		return 0;
-	if ((xf_ipv4_octet0(&iph->daddr) & 0xf0) == 0xe0 || iph->daddr == 0xffffffff ||
-	    xf_ipv4_martian(&iph->saddr, &iph->daddr))
+	if (xf_ipv4_mcast_dst(&iph->daddr) || xf_ipv4_martian(&iph->saddr, &iph->daddr))
 		return 0;
 	fib.family = XF_AF_INET;
 	fib.tos = iph->tos;
@@ -144,15 +139,12 @@ static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void 
 	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), flags) != BPF_FIB_LKUP_RET_SUCCESS ||
 	    fib.ifindex == iif)
 		return 0;
-	/* The source, as xf_rt_source4() with rp_filter off. */
-	if (!(cfl & XF_RTIF_SRC_ANY)) {
-		struct net___xf *net = xf_kctx_net(ctx, 1);
-
-		if ((cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) || !h->a[0] ||
-		    h->a[1] != xf_kctx_genid(net) || !xf_kctx_quick_check(net) ||
-		    xf_rt_src4_has(h, iph->saddr))
-			return 0;
-	}
+	/* The source, as xf_rt_source4() with rp_filter off, from the
+	 * header read above. */
+	if (!(cfl & XF_RTIF_SRC_ANY) &&
+	    ((cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) ||
+	     xf_rt_src4_by(xf_kctx_net(ctx, 1), h, iph->saddr) != XF_RR_FORWARDED))
+		return 0;
 	return xf_rt_xdp_fast_out(ctx, &fib, data, data_end, tagged, cfg->slot, len, verdict);
 }
 #endif
