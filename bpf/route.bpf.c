@@ -78,7 +78,8 @@
 #define XF_PROF_FAST6 128	/* tc, IPv6: the common case's own path */
 #define XF_PROF_FAST4 1024	/* xdp, IPv4: the common case's own path */
 #define XF_PROF_XFAST6 2048	/* xdp, IPv6: the common case's own path */
-#define XF_PROF_FAST6TRACE 512	/* tc, IPv6: the common path's refusal of a
+#define XF_PROF_TCFAST4 4096	/* tc, IPv4: the common case's own path */
+#define XF_PROF_FASTTRACE 512	/* tc: the common paths' refusal of a
 				 * traced frame (off: taken as untraced,
 				 * its tag the trace's: bench/vlan-ratio) */
 #define XF_PROF_WRITE 8		/* packet writes (PROG_RUN repeats reuse the
@@ -1150,117 +1151,7 @@ static __always_inline int xf_rt_trace_tag(struct __sk_buff *skb, __u32 *proto, 
 	return 1;
 }
 
-/* tc, IPv6: the common case on a path of its own, where live traffic pays
- * for every instruction and cache line of the general one (bench/ab: 0.91x
- * its ns per run, 1.04x the packets per second). It forwards only what
- * xf_rt_decide() and the rest of xf_route_tc() would forward with the
- * same bytes, counter and verdict:
- * an untraced, linear frame to this host's MAC of exactly its
- * IPv6 length (no padding to trim) and at most 1280 bytes of IP (the
- * tot_len 0 of xf_rt_decide(); a GSO packet too, whose segments are no
- * longer, checked per segment against the device by the helper, where
- * the general path is stricter with UDP GSO), with no extension header
- * first, no martian address, on an interface of
- * the set that forwards IPv6, while xf_rt_loc6 is the local table and the
- * destination is not in it (then "lookup direct" and a mark change
- * nothing: no policy rule); the FIB answers
- * with a neighbour, another interface of the set. Tagged, the ingress is
- * the tag's VLAN device when xf_rt_vlan_in() maps it and reads the device
- * live, and the tag goes as the general path pops it. Anything else, or
- * any other answer, returns 0 and takes the general path from the start,
- * which counts its reason. Needs xf_rt_loc6: the kctx build only. */
-#if XF_KCTX
-#define XF_RT_FAST6 (XF_PROF_ON(XF_PROF_FAST6) && XF_PROF_ON(XF_PROF_LOC6) && \
-		     XF_PROF_ON(XF_PROF_MTU6))
-#else
-#define XF_RT_FAST6 0
-#endif
-#if XF_RT_FAST6
-/* xf_rt_tc_fast6() from the ingress configuration on: the frame checked up
- * to its tag, iif the ingress (the VLAN device when tagged), vprio its
- * priority. Apart, so that the untagged case compiles with constants. */
-static __always_inline int xf_rt_tc_fast6_on(struct __sk_buff *skb, long *verdict, __u32 iif,
-					     int tagged, __u32 vprio)
-{
-	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
-	struct ipv6hdr *ip6h = data + ETH_HLEN;
-	struct xf_route_ifcfg *cfg, *ocfg;
-	struct bpf_fib_lookup fib = {};
-	__u32 len = skb->len, l3len;
-	__s64 diff;
-
-	cfg = xf_rt_cfg(iif);
-	if (!cfg || !(cfg->flags & XF_RTIF_INET6))
-		return 0;
-	if (!xf_rt_fast6_in(ip6h, data_end, len, 1280, iif, xf_kctx_net(skb, 0), &fib, &l3len))
-		return 0;
-	if (bpf_fib_lookup(skb, &fib, sizeof(fib), BPF_FIB_LOOKUP_DIRECT) !=
-	    BPF_FIB_LKUP_RET_SUCCESS || fib.ifindex == iif)
-		return 0;
-	/* Every entry has XF_RTIF_IN_SET (lib/route/attach.c). */
-	ocfg = xf_rt_cfg(fib.ifindex);
-	if (!ocfg)
-		return 0;
-	if (tagged && XF_PROF_ON(XF_PROF_VLANPOP)) {
-		/* As the general path: what vlan_do_receive() does. Popping a
-		 * tag in skb metadata does not fail; had it, the general path
-		 * pops again and passes. */
-		if (bpf_skb_vlan_pop(skb))
-			return 0;
-		skb->priority = vprio;
-	}
-	if (XF_PROF_ON(XF_PROF_WRITE)) {
-		data = (void *)(long)skb->data;
-		data_end = (void *)(long)skb->data_end;
-		diff = xf_rt_rewrite(data, data_end, &fib, 1);
-		if (diff < 0)
-			return 0;	/* cannot happen: checked above */
-		if (diff)
-			bpf_csum_update(skb, (__u32)diff);
-	}
-	xf_rt_count(cfg->slot, XF_RR_FORWARDED, len);
-	if (xf_rt_to_peer(ocfg->flags, fib.dmac, ocfg->peer_mac)) {
-		/* As the general path's peer delivery. */
-		skb->mark = 0;
-		skb->priority = 0;
-		*verdict = bpf_redirect_peer(fib.ifindex, 0);
-		return 1;
-	}
-	*verdict = bpf_redirect(fib.ifindex, 0);
-	return 1;
-}
-
-static __always_inline int xf_rt_tc_fast6(struct __sk_buff *skb, long *verdict)
-{
-	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
-	struct ipv6hdr *ip6h = data + ETH_HLEN;
-	struct ethhdr *eth = data;
-	__u32 iif = skb->ifindex, vprio = 0, vproto = 0, vtci = 0;
-	int tagged;
-
-	/* IPv4 and the rest leave first, for two loads. */
-	if ((void *)(ip6h + 1) > data_end || xf_eth_proto(eth) != bpf_htons(ETH_P_IPV6))
-		return 0;
-	if (skb->pkt_type != PACKET_HOST || data_end - data != skb->len)
-		return 0;
-	tagged = skb->vlan_present;
-	if (tagged) {
-		vproto = skb->vlan_proto;
-		vtci = skb->vlan_tci;
-	}
-	if (skb->cb[0] == XF_RT_TRACE_MAGIC0) {
-		if (XF_PROF_ON(XF_PROF_FAST6TRACE) || skb->cb[1] != XF_RT_TRACE_MAGIC1)
-			return 0;
-		/* bench/vlan-ratio only: the trace's tag, as xf_route_tc(). */
-		tagged |= xf_rt_trace_tag(skb, &vproto, &vtci);
-	}
-	if (!tagged)
-		return xf_rt_tc_fast6_on(skb, verdict, iif, 0, 0);
-	if (!xf_rt_fast_vlan(skb, XF_RT_TC, xf_kctx_net(skb, 0), vproto, vtci, &iif, &vprio))
-		return 0;
-	return xf_rt_tc_fast6_on(skb, verdict, iif, 1, vprio);
-}
-#endif
+#include "route_tc_fast.h"
 
 /* Passing on tc is TC_ACT_UNSPEC (= TCX_NEXT): the next tcx program, or the
  * stack, sees the packet, as XDP_PASS hands it on in a chain. */
@@ -1272,10 +1163,10 @@ int xf_route_tc(struct __sk_buff *skb)
 	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0, linear, need;
 	int trace = 0, neigh = 0;
 	__s64 diff;
-#if XF_RT_FAST6
+#if XF_RT_TC_FAST
 	long verdict;
 
-	if (xf_rt_tc_fast6(skb, &verdict))
+	if (xf_rt_tc_fast(skb, &verdict))
 		return verdict;
 #endif
 

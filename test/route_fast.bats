@@ -677,50 +677,67 @@ delivered_to_r1() {
 	done
 }
 
-# --- IPv4 on xdp: the common case's own path (xf_rt_xdp_fast4) --------------
-# Its guards that live traffic in the tests above and in test/hostile.bats,
+# --- IPv4 on tc and xdp: the common case's own paths (xf_rt_tc_fast4,
+# xf_rt_xdp_fast4) ---------------------------------------------------------
+# Their guards that live traffic in the tests above and in test/hostile.bats,
 # test/reasons.bats and test/route.bats does not reach (route get's runs
 # carry a trace record and take the general path): without each, the path
 # forwards a packet the general path passes.
 
-@test "IPv4 on xdp, the common path: an interface attached family inet6 passes IPv4 (family)" {
+@test "IPv4 on tc and xdp, the common paths: an interface attached family inet6 passes IPv4 (family)" {
+	local hook
 	warm_up
-	run -0 attach xdp family inet6
-	run -0 ping4 3 "$XF_H2_IP4" -q
-	assert_output --partial "3 packets transmitted, 3 received"
-	assert_equal "$(ctr veth1 family)" 3
-	assert_equal "$(ctr veth1 forwarded)" 0
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook family inet6
+		run -0 ping4 3 "$XF_H2_IP4" -q
+		assert_output --partial "3 packets transmitted, 3 received"
+		assert_equal "$hook $(ctr veth1 family)" "$hook 3"
+		assert_equal "$(ctr veth1 forwarded)" 0
+		run -0 xr route detach all
+	done
 }
 
-@test "IPv4 on xdp, the common path: a route back out of the ingress is passed (hairpin)" {
+@test "IPv4 on tc and xdp, the common paths: a route back out of the ingress is passed (hairpin)" {
+	local hook
 	warm_up
 	# 198.18.7.0/24 is behind h1 for r1, behind r1 for h1: h1's echo
 	# requests come back to it, and it drops them (it does not forward).
 	in_r1 ip route add 198.18.7.0/24 via "$XF_H1_IP4" dev veth1
-	run -0 attach xdp
-	run -1 ping4 3 198.18.7.1 -q
-	assert_output --partial "3 packets transmitted, 0 received"
-	assert_equal "$(ctr veth1 hairpin)" 3
-	assert_equal "$(ctr veth1 forwarded)" 0
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		run -1 ping4 3 198.18.7.1 -q
+		assert_output --partial "3 packets transmitted, 0 received"
+		assert_equal "$hook $(ctr veth1 hairpin)" "$hook 3"
+		assert_equal "$(ctr veth1 forwarded)" 0
+		run -0 xr route detach all
+	done
 }
 
-@test "IPv4 on xdp, the common path: a policy rule on the destination port sees the port (prohibit)" {
+@test "IPv4 on tc and xdp, the common paths: a policy rule on the destination port sees the port (prohibit)" {
+	local hook
 	warm_up
 	in_r1 ip rule add ipproto udp dport 9 prohibit pref 100
 	# Any rule fails the source's quick check: with accept_local on
 	# there is no check, and the path goes on to forward.
 	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1
-	run -0 attach xdp
-	run -0 frames 3 udp4
-	wait_until 5 ctr_ge veth1 prohibit 3
-	assert_equal "$(ctr veth1 forwarded)" 0
-	# The rule is the port's: an echo to the same host is forwarded.
-	run -0 ping4 3 "$XF_H2_IP4" -q
-	assert_output --partial "3 packets transmitted, 3 received"
-	assert_equal "$(ctr veth1 forwarded)" 3
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		run -0 frames 3 udp4
+		wait_until 5 ctr_ge veth1 prohibit 3
+		assert_equal "$hook $(ctr veth1 forwarded)" "$hook 0"
+		# The rule is the port's: an echo to the same host is forwarded.
+		run -0 ping4 3 "$XF_H2_IP4" -q
+		assert_output --partial "3 packets transmitted, 3 received"
+		assert_equal "$(ctr veth1 forwarded)" 3
+		run -0 xr route detach all
+	done
 }
 
-@test "IPv4 on xdp, the common path: lookup direct does not see a policy rule (not_forwarded)" {
+@test "IPv4 on tc and xdp, the common paths: lookup direct does not see a policy rule (not_forwarded)" {
+	local hook
 	# h2's far prefix only in table 100, used for packets from h1; the
 	# source unchecked (accept_local), as the rule would make it checked.
 	ip -n "$XF_NS_H2" addr add "$XF_H2_FAR4/32" dev lo
@@ -728,23 +745,32 @@ delivered_to_r1() {
 	in_r1 ip rule add from "$XF_H1_IP4" lookup 100 pref 100
 	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1
 	warm_up
-	run -0 attach xdp lookup direct
-	run -0 ping4 3 "$XF_H2_FAR4" -q
-	assert_output --partial "3 packets transmitted, 3 received"
-	assert_equal "$(ctr veth1 not_forwarded)" 3
-	assert_equal "$(ctr veth1 forwarded)" 0
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook lookup direct
+		run -0 ping4 3 "$XF_H2_FAR4" -q
+		assert_output --partial "3 packets transmitted, 3 received"
+		assert_equal "$hook $(ctr veth1 not_forwarded)" "$hook 3"
+		assert_equal "$(ctr veth1 forwarded)" 0
+		run -0 xr route detach all
+	done
 }
 
-@test "IPv4 on xdp, the common path: what the header shows the kernel takes another way is passed" {
+@test "IPv4 on tc and xdp, the common paths: what the header shows the kernel takes another way is passed" {
+	local hook
 	# A default route would take all of these to h2.
 	in_r1 ip route add default via "$XF_H2_IP4"
 	warm_up
-	run -0 attach xdp
-	run -0 frames 3 notip4 eol4 mcast4 bcast4
-	wait_until 5 ctr_ge veth1 multicast 6
-	assert_equal "$(ctr veth1 not_ip)" 3
-	assert_equal "$(ctr veth1 ipv4_options)" 3
-	assert_equal "$(ctr veth1 forwarded)" 0
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		run -0 frames 3 notip4 eol4 mcast4 bcast4
+		wait_until 5 ctr_ge veth1 multicast 6
+		assert_equal "$hook $(ctr veth1 not_ip)" "$hook 3"
+		assert_equal "$(ctr veth1 ipv4_options)" 3
+		assert_equal "$(ctr veth1 forwarded)" 0
+		run -0 xr route detach all
+	done
 }
 
 @test "the arrays a packet reads are mmapable, so that no entry straddles two cache lines" {

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* route, hook tc: the commonest packets on paths of their own (included by
+ * route.bpf.c, before xf_route_tc()), as route_xdp_fast.h has them for
+ * hook xdp, where live traffic pays for every instruction and cache line
+ * of the general path (IPv6: bench/ab 0.91x its ns per run, 1.04x the
+ * packets per second).
+ *
+ * They forward only what xf_rt_decide() and the rest of xf_route_tc()
+ * would forward with the same bytes, counter and verdict: an untraced
+ * frame to this host's MAC (PACKET_HOST) of exactly the length its IP
+ * header gives (no padding to trim), on an interface of the set that
+ * forwards the family; the FIB answers with a neighbour on another
+ * interface of the set. Tagged, the ingress is the tag's VLAN device when
+ * xf_rt_fast_vlan() maps it and reads the device up, and the tag goes as
+ * the general path pops it. Anything else, or any other answer, returns 0
+ * before the packet is touched, and the general path starts from the
+ * beginning and counts its reason.
+ *
+ * IPv4: its header, and for a protocol with ports the first four bytes
+ * after it (a TCP header for a GSO packet), in the linear data; a 20-byte
+ * header whose checksum holds, a TTL above 1, no multicast, broadcast or
+ * martian address; a GSO packet only with TCP, whose segment length the
+ * FIB checks as the general path has it. The destination is none of the
+ * namespace's addresses (xf_rt_src4's buckets: such a packet is passed
+ * here, counted as the general path counts it, so traffic to this host
+ * pays for three map lookups and a counter), and the source needs no
+ * check (XF_RTIF_SRC_ANY) or passes the quick one from xf_rt_src4 while
+ * its generation is the kernel's. The lookup takes the general path's
+ * flags (lookup direct, or the mark).
+ * IPv6: a linear frame of at most 1280 bytes of IP (the tot_len 0 of
+ * xf_rt_decide(); a GSO packet too, whose segments are no longer, checked
+ * per segment against the device by the helper, where the general path
+ * is stricter with UDP GSO), no extension header first, no martian
+ * address, while xf_rt_loc6 is the local table and the destination is not
+ * in it (then "lookup direct" and a mark change nothing: no policy rule);
+ * the main table alone is looked up.
+ * Both need xf_rt_src4 or xf_rt_loc6: the kctx build only. */
+#ifndef XF_ROUTE_TC_FAST_H
+#define XF_ROUTE_TC_FAST_H
+
+#if XF_KCTX
+#define XF_RT_TC_FAST4 (XF_PROF_ON(XF_PROF_TCFAST4) && XF_PROF_ON(XF_PROF_SOURCE4) && \
+			XF_PROF_ON(XF_PROF_LOCAL))
+#define XF_RT_TC_FAST6 (XF_PROF_ON(XF_PROF_FAST6) && XF_PROF_ON(XF_PROF_LOC6) && \
+			XF_PROF_ON(XF_PROF_MTU6))
+#else
+#define XF_RT_TC_FAST4 0
+#define XF_RT_TC_FAST6 0
+#endif
+#define XF_RT_TC_FAST (XF_RT_TC_FAST4 || XF_RT_TC_FAST6)
+
+#if XF_RT_TC_FAST
+/* The FIB's answer fib (egress configuration ocfg) for a checked packet of
+ * len bytes counted on slot: the tag popped as vlan_do_receive() would
+ * (priority vprio), TTL and MACs rewritten, and sent as xf_route_tc()
+ * sends it; v4 with the header's tos for the priority ip_forward() sets.
+ * 1 with *verdict; 0 with the packet untouched. */
+static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, const struct bpf_fib_lookup *fib,
+					     const struct xf_route_ifcfg *ocfg, int tagged,
+					     __u32 vprio, __u32 slot, __u32 len, int v4, __u8 tos,
+					     long *verdict)
+{
+	void *data, *data_end;
+	__s64 diff;
+
+	if (tagged && XF_PROF_ON(XF_PROF_VLANPOP)) {
+		/* As the general path: what vlan_do_receive() does. Popping a
+		 * tag in skb metadata does not fail; had it, the general path
+		 * pops again and passes. */
+		if (bpf_skb_vlan_pop(skb))
+			return 0;
+		skb->priority = vprio;
+	}
+	if (XF_PROF_ON(XF_PROF_WRITE)) {
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+		diff = xf_rt_rewrite(data, data_end, fib, 1);
+		if (diff < 0)
+			return 0;	/* cannot happen: checked by the caller */
+		if (diff)
+			bpf_csum_update(skb, (__u32)diff);
+	}
+	xf_rt_count(slot, XF_RR_FORWARDED, len);
+	if (xf_rt_to_peer(ocfg->flags, fib->dmac, ocfg->peer_mac)) {
+		/* As the general path's peer delivery. */
+		skb->mark = 0;
+		skb->priority = 0;
+		*verdict = bpf_redirect_peer(fib->ifindex, 0);
+		return 1;
+	}
+	if (v4 && xf_rt_vlan_fwd_prio(xf_kctx_net(skb, 0)))
+		skb->priority = xf_tos2prio(tos);
+	*verdict = bpf_redirect(fib->ifindex, 0);
+	return 1;
+}
+#endif
+
+#if XF_RT_TC_FAST4
+/* From the ingress on: iif (the VLAN device when tagged), vprio its
+ * priority. */
+static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdict, __u32 iif,
+					     int tagged, __u32 vprio)
+{
+	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
+	__u32 len = skb->len, gso = skb->gso_size, key = XF_RT_SRC4_HDR, flags = 0, cfl;
+	struct iphdr *iph = data + ETH_HLEN;
+	struct xf_route_ifcfg *cfg, *ocfg;
+	struct bpf_fib_lookup fib = {};
+	struct xf_route_src4 *h;
+	void *l4 = iph + 1;
+	__u8 tos;
+
+	if ((void *)(iph + 1) > data_end)
+		return 0;
+	cfg = xf_rt_cfg(iif);
+	if (!cfg || !(cfg->flags & XF_RTIF_INET))
+		return 0;
+	cfl = cfg->flags;
+	h = bpf_map_lookup_elem(&xf_rt_src4, &key);
+	if (!h)
+		return 0;
+	if (xf_rt_src4_has(h, iph->daddr)) {
+		/* As xf_rt_decide(): whatever the header holds. */
+		xf_rt_count(cfg->slot, XF_RR_NOT_FORWARDED, len);
+		*verdict = TC_ACT_UNSPEC;
+		return 1;
+	}
+	if (*(__u8 *)iph != 0x45 || iph->ttl <= 1 || bpf_ntohs(iph->tot_len) != len - ETH_HLEN ||
+	    !xf_ipv4_csum_ok(iph))
+		return 0;
+	if (xf_ipv4_mcast_dst(&iph->daddr) || xf_ipv4_martian(&iph->saddr, &iph->daddr))
+		return 0;
+	tos = iph->tos;
+	fib.family = XF_AF_INET;
+	fib.tos = tos;
+	fib.l4_protocol = iph->protocol;
+	fib.tot_len = len - ETH_HLEN;
+	fib.ifindex = iif;
+	fib.ipv4_src = iph->saddr;
+	fib.ipv4_dst = iph->daddr;
+	if (!(iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET)) && xf_has_ports(iph->protocol)) {
+		/* Where the general path would pull them first. */
+		if (l4 + 4 > data_end)
+			return 0;
+		xf_rt_ports(&fib, l4, data_end, iph->protocol);
+	}
+	if (gso) {
+		/* xf_rt_l4()'s segment length; other GSO, its check. */
+		struct tcphdr *th = l4;
+
+		if (iph->protocol != IPPROTO_TCP || (void *)(th + 1) > data_end)
+			return 0;
+		fib.tot_len = sizeof(*iph) + th->doff * 4 + gso;
+	}
+	if (cfl & XF_RTIF_DIRECT) {
+		flags = BPF_FIB_LOOKUP_DIRECT;
+	} else if (skb->mark) {
+		flags = BPF_FIB_LOOKUP_MARK;
+		fib.mark = skb->mark;
+	}
+	if (bpf_fib_lookup(skb, &fib, sizeof(fib), flags) != BPF_FIB_LKUP_RET_SUCCESS ||
+	    fib.ifindex == iif)
+		return 0;
+	/* Every entry has XF_RTIF_IN_SET (lib/route/attach.c). */
+	ocfg = xf_rt_cfg(fib.ifindex);
+	if (!ocfg)
+		return 0;
+	/* The source, as xf_rt_source4() with rp_filter off. */
+	if (!(cfl & XF_RTIF_SRC_ANY) &&
+	    ((cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) ||
+	     xf_rt_src4_by(xf_kctx_net(skb, 0), h, fib.ipv4_src) != XF_RR_FORWARDED))
+		return 0;
+	return xf_rt_tc_fast_out(skb, &fib, ocfg, tagged, vprio, cfg->slot, len, 1, tos, verdict);
+}
+#endif
+
+#if XF_RT_TC_FAST6
+static __always_inline int xf_rt_tc_fast6_on(struct __sk_buff *skb, long *verdict, __u32 iif,
+					     int tagged, __u32 vprio)
+{
+	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
+	struct ipv6hdr *ip6h = data + ETH_HLEN;
+	struct xf_route_ifcfg *cfg, *ocfg;
+	struct bpf_fib_lookup fib = {};
+	__u32 len = skb->len, l3len;
+
+	if (data_end - data != len)
+		return 0;
+	cfg = xf_rt_cfg(iif);
+	if (!cfg || !(cfg->flags & XF_RTIF_INET6))
+		return 0;
+	if (!xf_rt_fast6_in(ip6h, data_end, len, 1280, iif, xf_kctx_net(skb, 0), &fib, &l3len))
+		return 0;
+	if (bpf_fib_lookup(skb, &fib, sizeof(fib), BPF_FIB_LOOKUP_DIRECT) !=
+	    BPF_FIB_LKUP_RET_SUCCESS || fib.ifindex == iif)
+		return 0;
+	ocfg = xf_rt_cfg(fib.ifindex);
+	if (!ocfg)
+		return 0;
+	return xf_rt_tc_fast_out(skb, &fib, ocfg, tagged, vprio, cfg->slot, len, 0, 0, verdict);
+}
+#endif
+
+#if XF_RT_TC_FAST
+/* The path for the frame's family, with its ingress iif and tag. */
+static __always_inline int xf_rt_tc_fast_fam(struct __sk_buff *skb, long *verdict, __u16 proto,
+					     __u32 iif, int tagged, __u32 vprio)
+{
+#if XF_RT_TC_FAST4
+	if (proto == bpf_htons(ETH_P_IP))
+		return xf_rt_tc_fast4_on(skb, verdict, iif, tagged, vprio);
+#endif
+#if XF_RT_TC_FAST6
+	if (proto == bpf_htons(ETH_P_IPV6))
+		return xf_rt_tc_fast6_on(skb, verdict, iif, tagged, vprio);
+#endif
+	return 0;
+}
+
+/* 1 with *verdict when a path of its own took the packet, else 0. */
+static __always_inline int xf_rt_tc_fast(struct __sk_buff *skb, long *verdict)
+{
+	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
+	__u32 iif = skb->ifindex, vprio = 0, vproto = 0, vtci = 0;
+	struct ethhdr *eth = data;
+	__u16 proto;
+	int tagged;
+
+	if ((void *)(eth + 1) > data_end)
+		return 0;
+	/* The rest leave first (at tc a tag is in skb metadata: this is
+	 * the inner protocol, or a second tag). */
+	proto = xf_eth_proto(eth);
+	if (proto != bpf_htons(ETH_P_IP) && proto != bpf_htons(ETH_P_IPV6))
+		return 0;
+	if (skb->pkt_type != PACKET_HOST)
+		return 0;
+	tagged = skb->vlan_present;
+	if (tagged) {
+		vproto = skb->vlan_proto;
+		vtci = skb->vlan_tci;
+	}
+	if (skb->cb[0] == XF_RT_TRACE_MAGIC0) {
+		if (XF_PROF_ON(XF_PROF_FASTTRACE) || skb->cb[1] != XF_RT_TRACE_MAGIC1)
+			return 0;
+		/* bench/vlan-ratio only: the trace's tag, as xf_route_tc(). */
+		tagged |= xf_rt_trace_tag(skb, &vproto, &vtci);
+	}
+	if (!tagged)
+		return xf_rt_tc_fast_fam(skb, verdict, proto, iif, 0, 0);
+	if (!xf_rt_fast_vlan(skb, XF_RT_TC, xf_kctx_net(skb, 0), vproto, vtci, &iif, &vprio))
+		return 0;
+	return xf_rt_tc_fast_fam(skb, verdict, proto, iif, 1, vprio);
+}
+#endif
+
+#endif
