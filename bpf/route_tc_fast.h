@@ -53,9 +53,10 @@
 /* The FIB's answer fib (egress configuration ocfg) for a checked packet of
  * len bytes counted on slot: the tag popped as vlan_do_receive() would
  * (priority vprio), TTL and MACs rewritten, and sent as xf_route_tc()
- * sends it; v4 with the header's tos for the priority ip_forward() sets.
- * 1 with *verdict; 0 with the packet untouched. */
-static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, const struct bpf_fib_lookup *fib,
+ * sends it; v4 with the header's tos for the priority ip_forward() sets
+ * where net says so. 1 with *verdict; 0 with the packet untouched. */
+static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, struct net___xf *net,
+					     const struct bpf_fib_lookup *fib,
 					     const struct xf_route_ifcfg *ocfg, int tagged,
 					     __u32 vprio, __u32 slot, __u32 len, int v4, __u8 tos,
 					     long *verdict)
@@ -88,7 +89,7 @@ static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, const struct
 		*verdict = bpf_redirect_peer(fib->ifindex, 0);
 		return 1;
 	}
-	if (v4 && xf_rt_vlan_fwd_prio(xf_kctx_net(skb, 0)))
+	if (v4 && xf_rt_vlan_fwd_prio(net))
 		skb->priority = xf_tos2prio(tos);
 	*verdict = bpf_redirect(fib->ifindex, 0);
 	return 1;
@@ -96,10 +97,11 @@ static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, const struct
 #endif
 
 #if XF_RT_TC_FAST4
-/* From the ingress on: iif (the VLAN device when tagged), vprio its
- * priority. */
-static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdict, __u32 iif,
-					     int tagged, __u32 vprio)
+/* From the ingress on: net the ingress device's namespace, iif (the VLAN
+ * device when tagged), vprio its priority. */
+static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdict,
+					     struct net___xf *net, __u32 iif, int tagged,
+					     __u32 vprio)
 {
 	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
 	__u32 len = skb->len, gso = skb->gso_size, key = XF_RT_SRC4_HDR, flags = 0, cfl;
@@ -168,15 +170,17 @@ static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdic
 	/* The source, as xf_rt_source4() with rp_filter off. */
 	if (!(cfl & XF_RTIF_SRC_ANY) &&
 	    ((cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) ||
-	     xf_rt_src4_by(xf_kctx_net(skb, 0), h, fib.ipv4_src) != XF_RR_FORWARDED))
+	     xf_rt_src4_by(net, h, fib.ipv4_src) != XF_RR_FORWARDED))
 		return 0;
-	return xf_rt_tc_fast_out(skb, &fib, ocfg, tagged, vprio, cfg->slot, len, 1, tos, verdict);
+	return xf_rt_tc_fast_out(skb, net, &fib, ocfg, tagged, vprio, cfg->slot, len, 1, tos,
+				 verdict);
 }
 #endif
 
 #if XF_RT_TC_FAST6
-static __always_inline int xf_rt_tc_fast6_on(struct __sk_buff *skb, long *verdict, __u32 iif,
-					     int tagged, __u32 vprio)
+static __always_inline int xf_rt_tc_fast6_on(struct __sk_buff *skb, long *verdict,
+					     struct net___xf *net, __u32 iif, int tagged,
+					     __u32 vprio)
 {
 	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
 	struct ipv6hdr *ip6h = data + ETH_HLEN;
@@ -189,7 +193,7 @@ static __always_inline int xf_rt_tc_fast6_on(struct __sk_buff *skb, long *verdic
 	cfg = xf_rt_cfg(iif);
 	if (!cfg || !(cfg->flags & XF_RTIF_INET6))
 		return 0;
-	if (!xf_rt_fast6_in(ip6h, data_end, len, 1280, iif, xf_kctx_net(skb, 0), &fib, &l3len))
+	if (!xf_rt_fast6_in(ip6h, data_end, len, 1280, iif, net, &fib, &l3len))
 		return 0;
 	if (bpf_fib_lookup(skb, &fib, sizeof(fib), BPF_FIB_LOOKUP_DIRECT) !=
 	    BPF_FIB_LKUP_RET_SUCCESS || fib.ifindex == iif)
@@ -197,22 +201,24 @@ static __always_inline int xf_rt_tc_fast6_on(struct __sk_buff *skb, long *verdic
 	ocfg = xf_rt_cfg(fib.ifindex);
 	if (!ocfg)
 		return 0;
-	return xf_rt_tc_fast_out(skb, &fib, ocfg, tagged, vprio, cfg->slot, len, 0, 0, verdict);
+	return xf_rt_tc_fast_out(skb, net, &fib, ocfg, tagged, vprio, cfg->slot, len, 0, 0,
+				 verdict);
 }
 #endif
 
 #if XF_RT_TC_FAST
 /* The path for the frame's family, with its ingress iif and tag. */
 static __always_inline int xf_rt_tc_fast_fam(struct __sk_buff *skb, long *verdict, __u16 proto,
-					     __u32 iif, int tagged, __u32 vprio)
+					     struct net___xf *net, __u32 iif, int tagged,
+					     __u32 vprio)
 {
 #if XF_RT_TC_FAST4
 	if (proto == bpf_htons(ETH_P_IP))
-		return xf_rt_tc_fast4_on(skb, verdict, iif, tagged, vprio);
+		return xf_rt_tc_fast4_on(skb, verdict, net, iif, tagged, vprio);
 #endif
 #if XF_RT_TC_FAST6
 	if (proto == bpf_htons(ETH_P_IPV6))
-		return xf_rt_tc_fast6_on(skb, verdict, iif, tagged, vprio);
+		return xf_rt_tc_fast6_on(skb, verdict, net, iif, tagged, vprio);
 #endif
 	return 0;
 }
@@ -223,6 +229,7 @@ static __always_inline int xf_rt_tc_fast(struct __sk_buff *skb, long *verdict)
 	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
 	__u32 iif = skb->ifindex, vprio = 0, vproto = 0, vtci = 0;
 	struct ethhdr *eth = data;
+	struct net___xf *net;
 	__u16 proto;
 	int tagged;
 
@@ -246,11 +253,12 @@ static __always_inline int xf_rt_tc_fast(struct __sk_buff *skb, long *verdict)
 		/* bench/vlan-ratio only: the trace's tag, as xf_route_tc(). */
 		tagged |= xf_rt_trace_tag(skb, &vproto, &vtci);
 	}
+	net = xf_kctx_net(skb, 0);
 	if (!tagged)
-		return xf_rt_tc_fast_fam(skb, verdict, proto, iif, 0, 0);
-	if (!xf_rt_fast_vlan(skb, XF_RT_TC, xf_kctx_net(skb, 0), vproto, vtci, &iif, &vprio))
+		return xf_rt_tc_fast_fam(skb, verdict, proto, net, iif, 0, 0);
+	if (!xf_rt_fast_vlan(skb, XF_RT_TC, net, vproto, vtci, &iif, &vprio))
 		return 0;
-	return xf_rt_tc_fast_fam(skb, verdict, proto, iif, 1, vprio);
+	return xf_rt_tc_fast_fam(skb, verdict, proto, net, iif, 1, vprio);
 }
 #endif
 

@@ -511,8 +511,8 @@ qos_pings() {
 	run -0 pcps 6 qos_pings
 	assert_output "$(printf '4 2 3\n6 2 3')"
 	kernel0=$output
-	# IPv6 takes hook tc's common path (xf_rt_tc_fast6), IPv4 the
-	# general one: both give the VLAN device's priority.
+	# Both take hook tc's common paths (route_tc_fast.h): the VLAN
+	# device's priority, and IPv4's from its TOS where the sysctl says.
 	vlan_attach tc veth1.100 veth2.200
 	run -0 pcps 6 qos_pings
 	assert_output "$kernel0"

@@ -25,7 +25,7 @@ KERNELS ?= sid bookworm
 # tcx; hook xdp there runs the build without kernel context).
 VM_CI_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats \
 	test/flow.bats test/vlan.bats
-VM_CI_FILTER ?= kernel probe|every probe answers|egress flag|netkit|lacks them|both veths|GRO on|\(tcx\)|hook (tc|xdp): IPv4 ping|hook auto on a veth|cannot take XDP frames|attach that fails in the kernel|route and a filter share|lookup flowtable: a masqueraded|has 802.1Q|router on a stick|set down behind|egress tag carries
+VM_CI_FILTER ?= kernel probe|every probe answers|egress flag|netkit|lacks them|both veths|GRO on|\(tcx\)|hook (tc|xdp): IPv4 ping|hook auto on a veth|cannot take XDP frames|attach that fails in the kernel|route and a filter share|lookup flowtable: a masqueraded|has 802.1Q|router on a stick|set down behind|egress tag carries|ingress-qos-map.s priority reaches
 
 .PHONY: check-kernels check-kernels-ci vm-tools
 
