@@ -921,7 +921,73 @@ static __always_inline int xf_rt_fast_vlan(void *ctx, enum xf_rt_hook hook,
 	return 1;
 }
 
-/* IPv6's common case on both hooks (xf_rt_tc_fast6(), route_xdp_fast.h):
+/* IPv4's common case on both hooks, first: xf_rt_src4's header into *h,
+ * then 1 when the destination at iph is one of the namespace's addresses
+ * (counted on slot as xf_rt_decide() counts it, whatever the header holds:
+ * the caller passes the packet), 0 when not, -1 without the header. */
+static __always_inline int xf_rt_fast4_local(const struct iphdr *iph, __u32 slot, __u32 len,
+					     struct xf_route_src4 **h)
+{
+	__u32 key = XF_RT_SRC4_HDR;
+
+	*h = bpf_map_lookup_elem(&xf_rt_src4, &key);
+	if (!*h)
+		return -1;
+	if (!xf_rt_src4_has(*h, iph->daddr))
+		return 0;
+	xf_rt_count(slot, XF_RR_NOT_FORWARDED, len);
+	return 1;
+}
+
+/* IPv4's common case on both hooks (route_tc_fast.h, route_xdp_fast.h):
+ * the header at iph, of a frame whose IP part is l3len bytes arriving on
+ * iif, passes the checks that keep it there (20 bytes, a checksum that
+ * holds, TTL above 1, exactly l3len long, no multicast, broadcast or
+ * martian address; for a protocol with ports, the four bytes after it
+ * within data_end: where tc's general path would pull them first). 1
+ * with fib the input of the lookup, else 0. */
+static __always_inline int xf_rt_fast4_in(struct iphdr *iph, void *data_end, __u32 l3len,
+					  __u32 iif, struct bpf_fib_lookup *fib)
+{
+	void *l4 = iph + 1;
+
+	if ((void *)(iph + 1) > data_end)
+		return 0;
+	if (*(__u8 *)iph != 0x45 || iph->ttl <= 1 || bpf_ntohs(iph->tot_len) != l3len ||
+	    !xf_ipv4_csum_ok(iph))
+		return 0;
+	if (xf_ipv4_mcast_dst(&iph->daddr) || xf_ipv4_martian(&iph->saddr, &iph->daddr))
+		return 0;
+	fib->family = XF_AF_INET;
+	fib->tos = iph->tos;
+	fib->l4_protocol = iph->protocol;
+	fib->tot_len = l3len;
+	fib->ifindex = iif;
+	fib->ipv4_src = iph->saddr;
+	fib->ipv4_dst = iph->daddr;
+	if (!(iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET)) && xf_has_ports(iph->protocol)) {
+		if (l4 + 4 > data_end)
+			return 0;
+		fib->sport = *(__be16 *)l4;
+		fib->dport = *(__be16 *)(l4 + 2);
+	}
+	return 1;
+}
+
+/* The source of a packet the FIB forwards, as xf_rt_source4() finds it
+ * with rp_filter off, from xf_rt_src4's header h: 1 when it needs no
+ * check (cfl has XF_RTIF_SRC_ANY) or passes the quick one, else 0 (the
+ * general path decides). */
+static __always_inline int xf_rt_fast4_src(__u32 cfl, struct net___xf *net,
+					   const struct xf_route_src4 *h, __be32 saddr)
+{
+	if (cfl & XF_RTIF_SRC_ANY)
+		return 1;
+	return !(cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) &&
+	       xf_rt_src4_by(net, h, saddr) == XF_RR_FORWARDED;
+}
+
+/* IPv6's common case on both hooks (route_tc_fast.h, route_xdp_fast.h):
  * the header of a frame of len bytes arriving on iif passes the checks
  * that keep it there, its IP length at most max, while xf_rt_loc6 is
  * current, the destination not in it and no route's MTU below the packet.

@@ -104,13 +104,13 @@ static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdic
 					     __u32 vprio)
 {
 	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
-	__u32 len = skb->len, gso = skb->gso_size, key = XF_RT_SRC4_HDR, flags = 0, cfl;
+	__u32 len = skb->len, gso = skb->gso_size, flags = 0, cfl;
 	struct iphdr *iph = data + ETH_HLEN;
 	struct xf_route_ifcfg *cfg, *ocfg;
 	struct bpf_fib_lookup fib = {};
 	struct xf_route_src4 *h;
+	int local;
 	void *l4 = iph + 1;
-	__u8 tos;
 
 	if ((void *)(iph + 1) > data_end)
 		return 0;
@@ -118,34 +118,13 @@ static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdic
 	if (!cfg || !(cfg->flags & XF_RTIF_INET))
 		return 0;
 	cfl = cfg->flags;
-	h = bpf_map_lookup_elem(&xf_rt_src4, &key);
-	if (!h)
-		return 0;
-	if (xf_rt_src4_has(h, iph->daddr)) {
-		/* As xf_rt_decide(): whatever the header holds. */
-		xf_rt_count(cfg->slot, XF_RR_NOT_FORWARDED, len);
+	local = xf_rt_fast4_local(iph, cfg->slot, len, &h);
+	if (local) {
 		*verdict = TC_ACT_UNSPEC;
-		return 1;
+		return local > 0;
 	}
-	if (*(__u8 *)iph != 0x45 || iph->ttl <= 1 || bpf_ntohs(iph->tot_len) != len - ETH_HLEN ||
-	    !xf_ipv4_csum_ok(iph))
+	if (!xf_rt_fast4_in(iph, data_end, len - ETH_HLEN, iif, &fib))
 		return 0;
-	if (xf_ipv4_mcast_dst(&iph->daddr) || xf_ipv4_martian(&iph->saddr, &iph->daddr))
-		return 0;
-	tos = iph->tos;
-	fib.family = XF_AF_INET;
-	fib.tos = tos;
-	fib.l4_protocol = iph->protocol;
-	fib.tot_len = len - ETH_HLEN;
-	fib.ifindex = iif;
-	fib.ipv4_src = iph->saddr;
-	fib.ipv4_dst = iph->daddr;
-	if (!(iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET)) && xf_has_ports(iph->protocol)) {
-		/* Where the general path would pull them first. */
-		if (l4 + 4 > data_end)
-			return 0;
-		xf_rt_ports(&fib, l4, data_end, iph->protocol);
-	}
 	if (gso) {
 		/* xf_rt_l4()'s segment length; other GSO, its check. */
 		struct tcphdr *th = l4;
@@ -167,12 +146,9 @@ static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdic
 	ocfg = xf_rt_cfg(fib.ifindex);
 	if (!ocfg)
 		return 0;
-	/* The source, as xf_rt_source4() with rp_filter off. */
-	if (!(cfl & XF_RTIF_SRC_ANY) &&
-	    ((cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) ||
-	     xf_rt_src4_by(net, h, fib.ipv4_src) != XF_RR_FORWARDED))
+	if (!xf_rt_fast4_src(cfl, net, h, iph->saddr))
 		return 0;
-	return xf_rt_tc_fast_out(skb, net, &fib, ocfg, tagged, vprio, cfg->slot, len, 1, tos,
+	return xf_rt_tc_fast_out(skb, net, &fib, ocfg, tagged, vprio, cfg->slot, len, 1, iph->tos,
 				 verdict);
 }
 #endif

@@ -98,12 +98,13 @@ static __always_inline int xf_rt_xdp_fast_out(struct xdp_md *ctx, const struct b
 static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void *data_end,
 					   __u32 iif, int tagged, int *verdict)
 {
-	__u32 l2 = ETH_HLEN + (tagged ? 4 : 0), key = XF_RT_SRC4_HDR, flags = 0, cfl;
+	__u32 l2 = ETH_HLEN + (tagged ? 4 : 0), flags = 0, cfl;
 	__u32 len = data_end - data - (tagged ? 4 : 0);
 	struct iphdr *iph = data + l2;
 	struct xf_route_ifcfg *cfg;
 	struct bpf_fib_lookup fib = {};
 	struct xf_route_src4 *h;
+	int local;
 
 	if ((void *)(iph + 1) > data_end)
 		return 0;
@@ -111,39 +112,19 @@ static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void 
 	if (!cfg)
 		return 0;
 	cfl = cfg->flags;
-	h = bpf_map_lookup_elem(&xf_rt_src4, &key);
-	if (!h)
-		return 0;
-	if (xf_rt_src4_has(h, iph->daddr)) {
-		/* As xf_rt_decide(): whatever the header holds. */
-		xf_rt_count(cfg->slot, XF_RR_NOT_FORWARDED, len);
+	local = xf_rt_fast4_local(iph, cfg->slot, len, &h);
+	if (local) {
 		*verdict = XDP_PASS;
-		return 1;
+		return local > 0;
 	}
-	if (*(__u8 *)iph != 0x45 || iph->ttl <= 1 || bpf_ntohs(iph->tot_len) != len - ETH_HLEN ||
-	    !xf_ipv4_csum_ok(iph))
+	if (!xf_rt_fast4_in(iph, data_end, len - ETH_HLEN, iif, &fib))
 		return 0;
-	if (xf_ipv4_mcast_dst(&iph->daddr) || xf_ipv4_martian(&iph->saddr, &iph->daddr))
-		return 0;
-	fib.family = XF_AF_INET;
-	fib.tos = iph->tos;
-	fib.l4_protocol = iph->protocol;
-	fib.tot_len = len - ETH_HLEN;
-	fib.ifindex = iif;
-	fib.ipv4_src = iph->saddr;
-	fib.ipv4_dst = iph->daddr;
-	if (!(iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET)))
-		xf_rt_ports(&fib, iph + 1, data_end, iph->protocol);
 	if (cfl & XF_RTIF_DIRECT)
 		flags = BPF_FIB_LOOKUP_DIRECT;
 	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), flags) != BPF_FIB_LKUP_RET_SUCCESS ||
 	    fib.ifindex == iif)
 		return 0;
-	/* The source, as xf_rt_source4() with rp_filter off, from the
-	 * header read above. */
-	if (!(cfl & XF_RTIF_SRC_ANY) &&
-	    ((cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) ||
-	     xf_rt_src4_by(xf_kctx_net(ctx, 1), h, iph->saddr) != XF_RR_FORWARDED))
+	if (!xf_rt_fast4_src(cfl, xf_kctx_net(ctx, 1), h, iph->saddr))
 		return 0;
 	return xf_rt_xdp_fast_out(ctx, &fib, data, data_end, tagged, cfg->slot, len, verdict);
 }

@@ -767,7 +767,8 @@ delivered_to_r1() {
 		run -0 attach $hook
 		run -0 frames 3 notip4 eol4 mcast4 bcast4
 		wait_until 5 ctr_ge veth1 multicast 6
-		assert_equal "$hook $(ctr veth1 not_ip)" "$hook 3"
+		# And h1's unicast ARP probes of r1, when they fall in.
+		ctr_ge veth1 not_ip 3 || fail "$hook: not_ip $(ctr veth1 not_ip), not 3 or more"
 		assert_equal "$(ctr veth1 ipv4_options)" 3
 		assert_equal "$(ctr veth1 forwarded)" 0
 		run -0 xr route detach all
