@@ -775,6 +775,117 @@ delivered_to_r1() {
 	done
 }
 
+@test "IPv4 and IPv6 on tc and xdp: an egress taken out of the set is passed (not_in_set), and the kernel forwards" {
+	local hook
+	warm_up
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook
+		run -0 xr route detach dev veth2
+		run -0 ping4 3 "$XF_H2_IP4" -q
+		assert_output --partial "3 packets transmitted, 3 received"
+		run -0 ping6 3 "$XF_H2_IP6" -q
+		assert_output --partial "3 packets transmitted, 3 received"
+		assert_equal "$hook $(ctr veth1 not_in_set)" "$hook 6"
+		assert_equal "$(ctr veth1 forwarded)" 0
+		run -0 xr route detach all
+	done
+}
+
+# prio N: IPv4 packets that r1's veth2 sent with skb->priority N, as its tc
+# egress filter (test/progs/tc_prio.bpf.c) counts them.
+prio() {
+	local prog map
+	prog=$(tc -n "$XF_NS_R1" -j filter show dev veth2 egress |
+		jq -er '[.[] | .options.prog.id // empty][0]') &&
+		map=$(bpftool -j prog show id "$prog" | jq -er '.map_ids[0]') &&
+		bpftool -j map lookup id "$map" key "$1" 0 0 0 | jq -er '.formatted.value'
+}
+
+# tos_pings: 4 echo requests h1 -> h2 with TOS 0x10, whose priority is 6
+# (TC_PRIO_INTERACTIVE) where ip_forward() sets one; prints how many
+# veth2 sent with priority 0 and with 6.
+tos_pings() {
+	local p0 p6
+	p0=$(prio 0) && p6=$(prio 6) || return
+	ping4 4 "$XF_H2_IP4" -q -Q 0x10 >/dev/null || return
+	echo "$(($(prio 0) - p0)) $(($(prio 6) - p6))"
+}
+
+@test "IPv4 on tc, the common path: the priority ip_forward() gives the TOS goes with it, as the sysctl says" {
+	tc_or_skip
+	warm_up
+	# The egress filter also keeps the egress way, where the priority
+	# stays on the packet (into the peer it is 0 either way).
+	tc -n "$XF_NS_R1" qdisc add dev veth2 clsact
+	tc -n "$XF_NS_R1" filter add dev veth2 egress bpf da \
+		obj "$XF_TOP/build/test/progs/tc_prio.bpf.o" sec tc
+	in_r1 sysctl -qw net.ipv4.ip_forward_update_priority=1
+	run -0 tos_pings
+	assert_output "0 4"
+	in_r1 sysctl -qw net.ipv4.ip_forward_update_priority=0
+	run -0 tos_pings
+	assert_output "4 0"
+	run -0 attach tc
+	in_r1 sysctl -qw net.ipv4.ip_forward_update_priority=1
+	run -0 tos_pings
+	assert_output "0 4"
+	in_r1 sysctl -qw net.ipv4.ip_forward_update_priority=0
+	run -0 tos_pings
+	assert_output "4 0"
+	assert_equal "$(ctr veth1 forwarded)" 8
+}
+
+# vnet KIND DPORT: 3 frames of test/fixtures/vnet.py from h1 to h2's port
+# DPORT, through r1; h2 has no socket there (UdpNoPorts counts them).
+vnet() {
+	in_h1 /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/vnet.py" veth0 \
+		"$(mac "$XF_NS_R1" veth1)" "$XF_H1_IP4" "$XF_H2_IP4" "$1" "$2" 3
+}
+
+@test "IPv4 on tc, the common path: UDP GSO whose segments exceed the egress MTU by less than a UDP header is passed (mtu)" {
+	local ports frag
+	tc_or_skip
+	warm_up
+	ports=$(kstat "$XF_NS_H2" UdpNoPorts)
+	# One GSO packet each, that h2 takes in whole.
+	run -0 vnet ugso 9999
+	wait_until 5 kstat_ge "$XF_NS_H2" UdpNoPorts $((ports + 3))
+	# 1408 bytes of IP a segment, DF: the kernel answers frag needed.
+	ip -n "$XF_NS_R1" link set dev veth2 mtu 1400
+	ports=$(kstat "$XF_NS_H2" UdpNoPorts) frag=$(kstat "$XF_NS_R1" IpFragFails)
+	run -0 vnet ugso 9999
+	wait_until 5 kstat_ge "$XF_NS_R1" IpFragFails $((frag + 3))
+	run -0 attach tc
+	run -0 vnet ugso 9999
+	wait_until 5 kstat_ge "$XF_NS_R1" IpFragFails $((frag + 6))
+	assert_equal "$(ctr veth1 mtu)" 3
+	assert_equal "$(ctr veth1 forwarded)" 0
+	assert_equal "$(kstat "$XF_NS_H2" UdpNoPorts)" "$ports"
+}
+
+@test "IPv4 on tc, the common path: a frame whose ports are not in the linear data still meets a rule on its port (prohibit)" {
+	local ports unr dev
+	tc_or_skip
+	for dev in "$XF_NS_H1 veth0" "$XF_NS_R1 veth1" "$XF_NS_R1 veth2" "$XF_NS_H2 veth0"; do
+		ip -n ${dev% *} link set dev ${dev#* } mtu 9000
+	done
+	in_r1 ip rule add ipproto udp dport 9 prohibit pref 100
+	# Any rule fails the source's quick check: with accept_local on
+	# there is no check, and the path goes on to the lookup.
+	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1
+	warm_up
+	run -0 attach tc
+	ports=$(kstat "$XF_NS_H2" UdpNoPorts) unr=$(kstat "$XF_NS_H1" IcmpInDestUnreachs)
+	run -0 vnet big 10
+	wait_until 5 kstat_ge "$XF_NS_H2" UdpNoPorts $((ports + 3))
+	assert_equal "$(ctr veth1 forwarded)" 3
+	run -0 vnet big 9
+	wait_until 5 kstat_ge "$XF_NS_H1" IcmpInDestUnreachs $((unr + 3))
+	assert_equal "$(ctr veth1 prohibit)" 3
+	assert_equal "$(kstat "$XF_NS_H2" UdpNoPorts)" $((ports + 3))
+}
+
 @test "the arrays a packet reads are mmapable, so that no entry straddles two cache lines" {
 	local m dir
 	xr route attach dev veth1 dev veth2 hook tc
