@@ -261,14 +261,42 @@ static __always_inline int xf_has_ports(__u8 proto)
 }
 
 /* The ports into fib, for the protocols that have them, when the first
- * four bytes of l4 are there. */
-static __always_inline void xf_rt_ports(struct bpf_fib_lookup *fib, void *l4,
-					void *data_end, __u8 proto)
+ * four bytes of l4 are there. 0 when a protocol with ports has them beyond
+ * data_end (the lookup goes without), else 1. */
+static __always_inline int xf_rt_ports(struct bpf_fib_lookup *fib, void *l4,
+				       void *data_end, __u8 proto)
 {
-	if (xf_has_ports(proto) && l4 + 4 <= data_end) {
-		fib->sport = *(__be16 *)l4;
-		fib->dport = *(__be16 *)(l4 + 2);
-	}
+	if (!xf_has_ports(proto))
+		return 1;
+	if (l4 + 4 > data_end)
+		return 0;
+	fib->sport = *(__be16 *)l4;
+	fib->dport = *(__be16 *)(l4 + 2);
+	return 1;
+}
+
+/* The length of one segment of a TCP GSO packet, as the FIB's MTU check
+ * must see it: l3hdr bytes of IP header, th's header, gso_size of
+ * payload. */
+static __always_inline __u32 xf_rt_tcp_seglen(const struct tcphdr *th, __u32 l3hdr,
+					      __u32 gso_size)
+{
+	return l3hdr + th->doff * 4 + gso_size;
+}
+
+/* The lookup's flags from the ingress interface's configuration cfl and
+ * the packet's mark (tc; 0 on xdp): the main table alone for lookup
+ * direct, else the mark, which the input route lookup uses (fib->mark;
+ * kernels before 6.10 refuse the flag: fib_error, passed). */
+static __always_inline __u32 xf_rt_lookup_flags(__u32 cfl, __u32 mark,
+						struct bpf_fib_lookup *fib)
+{
+	if (cfl & XF_RTIF_DIRECT)
+		return BPF_FIB_LOOKUP_DIRECT;
+	if (!mark)
+		return 0;
+	fib->mark = mark;
+	return BPF_FIB_LOOKUP_MARK;
 }
 
 /* Ports and, for a GSO skb, the length of one segment as the FIB's MTU
@@ -283,11 +311,8 @@ static __always_inline __u32 xf_rt_l4(void *l4, void *data_end, __u8 proto,
 		xf_rt_ports(&md->fib, l4, data_end, proto);
 	if (!md->gso_size)
 		return len;
-	if (proto == IPPROTO_TCP && l4 + sizeof(struct tcphdr) <= data_end) {
-		struct tcphdr *th = l4;
-
-		return l3hdr + th->doff * 4 + md->gso_size;
-	}
+	if (proto == IPPROTO_TCP && l4 + sizeof(struct tcphdr) <= data_end)
+		return xf_rt_tcp_seglen(l4, l3hdr, md->gso_size);
 	/* UDP (USO or a tunnel), GRE, ...: a lower bound for the FIB check,
 	 * the exact check is bpf_check_mtu(BPF_MTU_CHK_SEGS) later. */
 	md->gso_segcheck = 1;
@@ -731,14 +756,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	md->saddr4 = fib->ipv4_src;
 	md->daddr4 = fib->ipv4_dst;
 
-	if (md->cfl & XF_RTIF_DIRECT) {
-		flags |= BPF_FIB_LOOKUP_DIRECT;
-	} else if (md->mark) {
-		/* tc: the input route lookup uses skb->mark. Kernels before
-		 * 6.10 refuse the flag: fib_error, passed. */
-		flags |= BPF_FIB_LOOKUP_MARK;
-		fib->mark = md->mark;
-	}
+	flags |= xf_rt_lookup_flags(md->cfl, md->mark, fib);
 	rc = bpf_fib_lookup(ctx, fib, sizeof(*fib), flags);
 	md->fib_rc = rc;
 	md->tflags |= XF_RTT_FIB;
@@ -949,8 +967,6 @@ static __always_inline int xf_rt_fast4_local(const struct iphdr *iph, __u32 slot
 static __always_inline int xf_rt_fast4_in(struct iphdr *iph, void *data_end, __u32 l3len,
 					  __u32 iif, struct bpf_fib_lookup *fib)
 {
-	void *l4 = iph + 1;
-
 	if ((void *)(iph + 1) > data_end)
 		return 0;
 	if (*(__u8 *)iph != 0x45 || iph->ttl <= 1 || bpf_ntohs(iph->tot_len) != l3len ||
@@ -965,13 +981,8 @@ static __always_inline int xf_rt_fast4_in(struct iphdr *iph, void *data_end, __u
 	fib->ifindex = iif;
 	fib->ipv4_src = iph->saddr;
 	fib->ipv4_dst = iph->daddr;
-	if (!(iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET)) && xf_has_ports(iph->protocol)) {
-		if (l4 + 4 > data_end)
-			return 0;
-		fib->sport = *(__be16 *)l4;
-		fib->dport = *(__be16 *)(l4 + 2);
-	}
-	return 1;
+	return (iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET)) ||
+	       xf_rt_ports(fib, iph + 1, data_end, iph->protocol);
 }
 
 /* The source of a packet the FIB forwards, as xf_rt_source4() finds it

@@ -104,7 +104,7 @@ static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdic
 					     __u32 vprio)
 {
 	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
-	__u32 len = skb->len, gso = skb->gso_size, flags = 0, cfl;
+	__u32 len = skb->len, gso = skb->gso_size, flags, cfl;
 	struct iphdr *iph = data + ETH_HLEN;
 	struct xf_route_ifcfg *cfg, *ocfg;
 	struct bpf_fib_lookup fib = {};
@@ -131,14 +131,9 @@ static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdic
 
 		if (iph->protocol != IPPROTO_TCP || (void *)(th + 1) > data_end)
 			return 0;
-		fib.tot_len = sizeof(*iph) + th->doff * 4 + gso;
+		fib.tot_len = xf_rt_tcp_seglen(th, sizeof(*iph), gso);
 	}
-	if (cfl & XF_RTIF_DIRECT) {
-		flags = BPF_FIB_LOOKUP_DIRECT;
-	} else if (skb->mark) {
-		flags = BPF_FIB_LOOKUP_MARK;
-		fib.mark = skb->mark;
-	}
+	flags = xf_rt_lookup_flags(cfl, skb->mark, &fib);
 	if (bpf_fib_lookup(skb, &fib, sizeof(fib), flags) != BPF_FIB_LKUP_RET_SUCCESS ||
 	    fib.ifindex == iif)
 		return 0;

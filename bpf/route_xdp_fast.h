@@ -98,7 +98,7 @@ static __always_inline int xf_rt_xdp_fast_out(struct xdp_md *ctx, const struct b
 static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void *data_end,
 					   __u32 iif, int tagged, int *verdict)
 {
-	__u32 l2 = ETH_HLEN + (tagged ? 4 : 0), flags = 0, cfl;
+	__u32 l2 = ETH_HLEN + (tagged ? 4 : 0), flags, cfl;
 	__u32 len = data_end - data - (tagged ? 4 : 0);
 	struct iphdr *iph = data + l2;
 	struct xf_route_ifcfg *cfg;
@@ -119,8 +119,7 @@ static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void 
 	}
 	if (!xf_rt_fast4_in(iph, data_end, len - ETH_HLEN, iif, &fib))
 		return 0;
-	if (cfl & XF_RTIF_DIRECT)
-		flags = BPF_FIB_LOOKUP_DIRECT;
+	flags = xf_rt_lookup_flags(cfl, 0, &fib);
 	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), flags) != BPF_FIB_LKUP_RET_SUCCESS ||
 	    fib.ifindex == iif)
 		return 0;
