@@ -99,6 +99,26 @@
 #define XF_KCTX 0
 #endif
 
+/* The common paths of their own (route_xdp_fast.h, route_tc_fast.h): the
+ * kctx build only, as they need xf_rt_src4 or xf_rt_loc6, and each only
+ * with the stages it rests on. */
+#if XF_KCTX
+#define XF_RT_XDP_FAST4 (XF_PROF_ON(XF_PROF_FAST4) && XF_PROF_ON(XF_PROF_SOURCE4) && \
+			 XF_PROF_ON(XF_PROF_LOCAL))
+#define XF_RT_XDP_FAST6 (XF_PROF_ON(XF_PROF_XFAST6) && XF_PROF_ON(XF_PROF_LOC6))
+#define XF_RT_TC_FAST4 (XF_PROF_ON(XF_PROF_TCFAST4) && XF_PROF_ON(XF_PROF_SOURCE4) && \
+			XF_PROF_ON(XF_PROF_LOCAL))
+#define XF_RT_TC_FAST6 (XF_PROF_ON(XF_PROF_FAST6) && XF_PROF_ON(XF_PROF_LOC6) && \
+			XF_PROF_ON(XF_PROF_MTU6))
+#else
+#define XF_RT_XDP_FAST4 0
+#define XF_RT_XDP_FAST6 0
+#define XF_RT_TC_FAST4 0
+#define XF_RT_TC_FAST6 0
+#endif
+#define XF_RT_XDP_FAST (XF_RT_XDP_FAST4 || XF_RT_XDP_FAST6)
+#define XF_RT_TC_FAST (XF_RT_TC_FAST4 || XF_RT_TC_FAST6)
+
 #include "route_maps.h"
 #if XF_KCTX
 #include "route_kctx.h"
@@ -915,7 +935,7 @@ static __always_inline void xf_rt_done(const struct xf_rt_md *md, __u32 slot,
 	xf_rt_count(slot, reason, md->len);
 }
 
-#if XF_KCTX
+#if XF_RT_XDP_FAST || XF_RT_TC_FAST
 /* The common paths of both hooks: the tag (proto, tci: as struct
  * __sk_buff has them) on *iif mapped by xf_rt_vlan_in(), the device read
  * up: 1 with *iif the VLAN device and *prio its ingress priority, else 0.
@@ -939,6 +959,7 @@ static __always_inline int xf_rt_fast_vlan(void *ctx, enum xf_rt_hook hook,
 	return 1;
 }
 
+#if XF_RT_XDP_FAST4 || XF_RT_TC_FAST4
 /* IPv4's common case on both hooks, first: xf_rt_src4's header into *h,
  * then 1 when the destination at iph is one of the namespace's addresses
  * (counted on slot as xf_rt_decide() counts it, whatever the header holds:
@@ -998,6 +1019,9 @@ static __always_inline int xf_rt_fast4_src(__u32 cfl, struct net___xf *net,
 	       xf_rt_src4_by(net, h, saddr) == XF_RR_FORWARDED;
 }
 
+#endif
+
+#if XF_RT_XDP_FAST6 || XF_RT_TC_FAST6
 /* IPv6's common case on both hooks (route_tc_fast.h, route_xdp_fast.h):
  * the header of a frame of len bytes arriving on iif passes the checks
  * that keep it there, its IP length at most max, while xf_rt_loc6 is
@@ -1033,6 +1057,7 @@ static __always_inline int xf_rt_fast6_in(struct ipv6hdr *ip6h, void *data_end, 
 	*l3len = n;
 	return 1;
 }
+#endif
 #endif
 
 #include "route_xdp_fast.h"

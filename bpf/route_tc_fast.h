@@ -34,20 +34,10 @@
  * address, while xf_rt_loc6 is the local table and the destination is not
  * in it (then "lookup direct" and a mark change nothing: no policy rule);
  * the main table alone is looked up.
- * Both need xf_rt_src4 or xf_rt_loc6: the kctx build only. */
+ * Both need xf_rt_src4 or xf_rt_loc6: the kctx build only (XF_RT_TC_FAST4
+ * and XF_RT_TC_FAST6, route.bpf.c). */
 #ifndef XF_ROUTE_TC_FAST_H
 #define XF_ROUTE_TC_FAST_H
-
-#if XF_KCTX
-#define XF_RT_TC_FAST4 (XF_PROF_ON(XF_PROF_TCFAST4) && XF_PROF_ON(XF_PROF_SOURCE4) && \
-			XF_PROF_ON(XF_PROF_LOCAL))
-#define XF_RT_TC_FAST6 (XF_PROF_ON(XF_PROF_FAST6) && XF_PROF_ON(XF_PROF_LOC6) && \
-			XF_PROF_ON(XF_PROF_MTU6))
-#else
-#define XF_RT_TC_FAST4 0
-#define XF_RT_TC_FAST6 0
-#endif
-#define XF_RT_TC_FAST (XF_RT_TC_FAST4 || XF_RT_TC_FAST6)
 
 #if XF_RT_TC_FAST
 /* The FIB's answer fib (egress configuration ocfg) for a checked packet of

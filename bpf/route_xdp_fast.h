@@ -31,19 +31,10 @@
  * while xf_rt_loc6 is the kernel's local table, the destination is not
  * in it and no route's MTU is below the packet; the main table alone is
  * looked up then.
- * Both need xf_rt_src4 or xf_rt_loc6: the kctx build only. */
+ * Both need xf_rt_src4 or xf_rt_loc6: the kctx build only (XF_RT_XDP_FAST4
+ * and XF_RT_XDP_FAST6, route.bpf.c). */
 #ifndef XF_ROUTE_XDP_FAST_H
 #define XF_ROUTE_XDP_FAST_H
-
-#if XF_KCTX
-#define XF_RT_XDP_FAST4 (XF_PROF_ON(XF_PROF_FAST4) && XF_PROF_ON(XF_PROF_SOURCE4) && \
-			 XF_PROF_ON(XF_PROF_LOCAL))
-#define XF_RT_XDP_FAST6 (XF_PROF_ON(XF_PROF_XFAST6) && XF_PROF_ON(XF_PROF_LOC6))
-#else
-#define XF_RT_XDP_FAST4 0
-#define XF_RT_XDP_FAST6 0
-#endif
-#define XF_RT_XDP_FAST (XF_RT_XDP_FAST4 || XF_RT_XDP_FAST6)
 
 #if XF_RT_XDP_FAST
 /* The ingress interface's configuration when it forwards family (an
