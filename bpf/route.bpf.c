@@ -589,6 +589,8 @@ static __always_inline __u32 xf_rt_loc6_table(struct net___xf *net, const __u32 
 		return XF_RR_MAX;
 	*min_mtu = h->a[0][2];
 	key = XF_RT_LOC6_BUCKET(daddr[3]);
+	if (!((key < 32 ? h->a[1][0] >> key : h->a[1][1] >> (key - 32)) & 1))
+		return XF_RR_FORWARDED;
 	b = bpf_map_lookup_elem(&xf_rt_loc6, &key);
 	if (!b)
 		return XF_RR_MAX;

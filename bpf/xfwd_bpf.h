@@ -294,7 +294,8 @@ struct xf_route_src4 {
  *  - bucket XF_RT_LOC6_BUCKET(last 32 bits) holds up to XF_RT_LOC6_WAYS
  *    addresses (all zero = empty way; :: is passed before the lookup);
  *    a table that does not fit, or holds any other route, is not used;
- *  - entry XF_RT_LOC6_HDR is { valid, sernum, min_mtu }: the table is the
+ *  - entry XF_RT_LOC6_HDR is { valid, sernum, min_mtu, 0 }, { bits (64),
+ *    0, 0 }: the table is the
  *    local table as it was when the kernel's net->ipv6.fib6_sernum was
  *    sernum. The kernel bumps that counter on every IPv6 route added
  *    or changed in any table and on every address removed
@@ -308,9 +309,13 @@ struct xf_route_src4 {
  *    packet to its route's metric, which bpf_fib_lookup() does not see
  *    unless it is locked, so a packet longer than min_mtu is passed; one
  *    of at most IPV6_MIN_MTU bytes and min_mtu no route's MTU can stop
- *    (route.bpf.c, xf_rt_decide());
+ *    (route.bpf.c, xf_rt_decide()). Bit b of bits is set when bucket b
+ *    holds an address, so a destination whose bit is clear is known to
+ *    take the main table's answer from the header's cache line alone.
+ *    Invalid, the header is { 0, 0, 0, 0 }, { all ones, 0, 0 };
  *  - entry XF_RT_LOC6_PROBE is written by xf_route_genid: { sernum, 1 }.
- * Userspace writes it in the order of xf_rt_src4 (rt_fast_end()).
+ * Userspace writes it in the order of xf_rt_src4 (rt_fast_end()), and a
+ * torn read of the header costs a bucket lookup at most, as there.
  */
 #define XF_RT_LOC6_BUCKETS 64
 #define XF_RT_LOC6_WAYS 4

@@ -167,6 +167,7 @@ struct rt_addrs {
 	uint64_t src4_bits;		/* the header's bits (xfwd_bpf.h) */
 	bool src4_full;			/* an address found no room */
 	struct xf_route_loc6 loc6[XF_RT_LOC6_BUCKETS];
+	uint64_t loc6_bits;		/* the header's bits (xfwd_bpf.h) */
 	bool loc6_full;
 	uint32_t loc6_mtu;		/* the smallest IPv6 route MTU metric */
 };
@@ -229,6 +230,8 @@ static int rt_genids(struct xf_inst *in, uint32_t *genid, uint32_t *sernum)
 	return 0;
 }
 
+_Static_assert(XF_RT_LOC6_BUCKETS <= 64, "one bit of the header a bucket");
+
 /* An address of the IPv6 local table into its bucket of t->loc6. */
 static void rt_loc6_add(const uint8_t *addr, void *arg)
 {
@@ -239,6 +242,7 @@ static void rt_loc6_add(const uint8_t *addr, void *arg)
 	int i;
 
 	memcpy(w, addr, sizeof(w));
+	t->loc6_bits |= 1ULL << XF_RT_LOC6_BUCKET(w[3]);
 	b = &t->loc6[XF_RT_LOC6_BUCKET(w[3])];
 	for (i = 0; i < XF_RT_LOC6_WAYS; i++) {
 		if (!memcmp(b->a[i], w, sizeof(w)))
@@ -290,8 +294,8 @@ static int rt_table_write(struct xf_inst *in, int map, const void *buckets, uint
 
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 {
-	/* xf_rt_src4's invalid header has every bit set (xfwd_bpf.h). */
-	uint32_t hdr4[4] = { 0, 0, ~0U, ~0U }, hdr6[XF_RT_LOC6_WAYS * 4] = { 0 },
+	/* The invalid headers have every bit set (xfwd_bpf.h). */
+	uint32_t hdr4[4] = { 0, 0, ~0U, ~0U }, hdr6[XF_RT_LOC6_WAYS * 4] = { [4] = ~0U, ~0U },
 		 key = XF_RT_SRC4_HDR, key6 = XF_RT_LOC6_HDR, g0 = 0, s0 = 0;
 	int err, gerr, lerr = 1, werr;
 	struct rt_addrs *t;
@@ -326,6 +330,8 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	 * looked up. */
 	if (!err && !gerr && !lerr && !t->loc6_full) {
 		hdr6[2] = t->loc6_mtu;
+		hdr6[4] = (uint32_t)t->loc6_bits;
+		hdr6[5] = (uint32_t)(t->loc6_bits >> 32);
 		err = rt_table_write(in, RT_MAP_LOC6, t->loc6, XF_RT_LOC6_BUCKETS, s0, hdr6);
 	} else if (!err && lerr < 0)
 		err = lerr;
