@@ -84,10 +84,12 @@ static __always_inline int xf_rt_xdp_fast_out(struct xdp_md *ctx, const struct b
 
 #if XF_RT_XDP_FAST4
 /* From the ingress on: iif (the VLAN device when tagged), the IP header
- * after the tag when tagged. Apart, so that each case compiles with
- * constants. */
+ * after the tag when tagged, net the namespace when tagged (read for the
+ * tag; untagged, it is read where needed: not for traffic to this host).
+ * Apart, so that each case compiles with constants. */
 static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void *data_end,
-					   __u32 iif, int tagged, int *verdict)
+					   struct net___xf *net, __u32 iif, int tagged,
+					   int *verdict)
 {
 	__u32 l2 = ETH_HLEN + (tagged ? 4 : 0), flags, cfl;
 	__u32 len = data_end - data - (tagged ? 4 : 0);
@@ -114,7 +116,7 @@ static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void 
 	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), flags) != BPF_FIB_LKUP_RET_SUCCESS ||
 	    fib.ifindex == iif)
 		return 0;
-	if (!xf_rt_fast4_src(cfl, xf_kctx_net(ctx, 1), h, iph->saddr))
+	if (!xf_rt_fast4_src(cfl, tagged ? net : xf_kctx_net(ctx, 1), h, iph->saddr))
 		return 0;
 	return xf_rt_xdp_fast_out(ctx, &fib, data, data_end, tagged, cfg->slot, len, verdict);
 }
@@ -122,7 +124,8 @@ static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void 
 
 #if XF_RT_XDP_FAST6
 static __always_inline int xf_rt_xdp_fast6(struct xdp_md *ctx, void *data, void *data_end,
-					   __u32 iif, int tagged, int *verdict)
+					   struct net___xf *net, __u32 iif, int tagged,
+					   int *verdict)
 {
 	__u32 len = data_end - data - (tagged ? 4 : 0), l3len;
 	struct ipv6hdr *ip6h = data + ETH_HLEN + (tagged ? 4 : 0);
@@ -134,7 +137,8 @@ static __always_inline int xf_rt_xdp_fast6(struct xdp_md *ctx, void *data, void 
 	cfg = xf_rt_xdp_fast_in(iif, data, XF_RTIF_INET6);
 	if (!cfg || (cfg->flags & XF_RTIF_DIRECT))
 		return 0;
-	if (!xf_rt_fast6_in(ip6h, data_end, len, 0xffff, iif, xf_kctx_net(ctx, 1), &fib, &l3len))
+	if (!xf_rt_fast6_in(ip6h, data_end, len, 0xffff, iif, tagged ? net : xf_kctx_net(ctx, 1),
+			    &fib, &l3len))
 		return 0;
 	fib.tot_len = l3len;
 	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), BPF_FIB_LOOKUP_DIRECT) !=
@@ -145,17 +149,19 @@ static __always_inline int xf_rt_xdp_fast6(struct xdp_md *ctx, void *data, void 
 #endif
 
 #if XF_RT_XDP_FAST
-/* The path for the frame's family, with its ingress iif and tag. */
+/* The path for the frame's family, with its ingress iif and tag (and
+ * then net). */
 static __always_inline int xf_rt_xdp_fast_fam(struct xdp_md *ctx, void *data, void *data_end,
-					      __u16 proto, __u32 iif, int tagged, int *verdict)
+					      __u16 proto, struct net___xf *net, __u32 iif,
+					      int tagged, int *verdict)
 {
 #if XF_RT_XDP_FAST4
 	if (proto == bpf_htons(ETH_P_IP))
-		return xf_rt_xdp_fast4(ctx, data, data_end, iif, tagged, verdict);
+		return xf_rt_xdp_fast4(ctx, data, data_end, net, iif, tagged, verdict);
 #endif
 #if XF_RT_XDP_FAST6
 	if (proto == bpf_htons(ETH_P_IPV6))
-		return xf_rt_xdp_fast6(ctx, data, data_end, iif, tagged, verdict);
+		return xf_rt_xdp_fast6(ctx, data, data_end, net, iif, tagged, verdict);
 #endif
 	return 0;
 }
@@ -165,6 +171,7 @@ static __always_inline int xf_rt_xdp_fast(struct xdp_md *ctx, int *verdict)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	__u32 iif = ctx->ingress_ifindex, prio;
+	struct net___xf *net;
 	__u16 *w = data + 12;
 
 	if ((void *)(w + 3) > data_end)
@@ -173,11 +180,12 @@ static __always_inline int xf_rt_xdp_fast(struct xdp_md *ctx, int *verdict)
 	if ((void *)(long)ctx->data_meta != data)
 		return 0;
 	if (w[0] != bpf_htons(ETH_P_8021Q) && w[0] != bpf_htons(ETH_P_8021AD))
-		return xf_rt_xdp_fast_fam(ctx, data, data_end, w[0], iif, 0, verdict);
-	if (!xf_rt_fast_vlan(ctx, XF_RT_XDP, xf_kctx_net(ctx, 1), w[0], bpf_ntohs(w[1]), &iif,
-			     &prio))
+		return xf_rt_xdp_fast_fam(ctx, data, data_end, w[0], NULL, iif, 0, verdict);
+	/* Read once for the tag and the path both. */
+	net = xf_kctx_net(ctx, 1);
+	if (!xf_rt_fast_vlan(ctx, XF_RT_XDP, net, w[0], bpf_ntohs(w[1]), &iif, &prio))
 		return 0;
-	return xf_rt_xdp_fast_fam(ctx, data, data_end, w[2], iif, 1, verdict);
+	return xf_rt_xdp_fast_fam(ctx, data, data_end, w[2], net, iif, 1, verdict);
 }
 #endif
 
