@@ -238,12 +238,13 @@ static void rt_loc6_add(const uint8_t *addr, void *arg)
 	static const uint32_t none[4];
 	struct rt_addrs *t = arg;
 	struct xf_route_loc6 *b;
-	uint32_t w[4];
+	uint32_t w[4], k;
 	int i;
 
 	memcpy(w, addr, sizeof(w));
-	t->loc6_bits |= 1ULL << XF_RT_LOC6_BUCKET(w[3]);
-	b = &t->loc6[XF_RT_LOC6_BUCKET(w[3])];
+	k = XF_RT_LOC6_BUCKET(w[3]);
+	t->loc6_bits |= 1ULL << k;
+	b = &t->loc6[k];
 	for (i = 0; i < XF_RT_LOC6_WAYS; i++) {
 		if (!memcmp(b->a[i], w, sizeof(w)))
 			return;
