@@ -286,8 +286,9 @@ struct xf_route_src4 {
  * table, for the route programs built with XF_KCTX. Without policy rules
  * (fib6_has_custom_rules), fib6_lookup() searches the local table and
  * then the main one; where the local table holds only /128 local and
- * anycast routes (and routes under ff00::/8 and fe80::/10, whose
- * destinations are passed before any lookup), a destination found here
+ * anycast routes (and, left out, routes under ff00::/8 and fe80::/10 and
+ * ::1's, whose destinations are never forwarded: passed before any lookup,
+ * or answered so by the helper), a destination found here
  * is what the local table would answer (not forwarded), and any other
  * takes the main table's answer: one lookup with BPF_FIB_LOOKUP_DIRECT
  * instead of two tables searched. An authority, guarded as xf_rt_src4:

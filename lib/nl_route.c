@@ -81,11 +81,18 @@ static uint32_t metric_mtu(const struct nlattr *metrics)
 	return 0;
 }
 
-/* Under ff00::/8 or fe80::/10: a route no forwarded destination meets. */
+/* Under ff00::/8 or fe80::/10, or ::1 itself: a route no forwarded
+ * destination meets (the route programs pass such a destination before any
+ * lookup, and bpf_fib_lookup() answers it "not forwarded"). Kept out of
+ * xf_rt_loc6, ::1 no longer marks its bucket for every destination that
+ * ends in ::1, as routers' and servers' addresses often do. */
 static int never_forwarded(const uint8_t *dst, int len)
 {
+	static const uint8_t loopback[16] = { [15] = 1 };
+
 	return (len >= 8 && dst[0] == 0xff) ||
-	       (len >= 10 && dst[0] == 0xfe && (dst[1] & 0xc0) == 0x80);
+	       (len >= 10 && dst[0] == 0xfe && (dst[1] & 0xc0) == 0x80) ||
+	       (len == 128 && !memcmp(dst, loopback, sizeof(loopback)));
 }
 
 static int local6_cb(const struct nlmsghdr *nlh, void *arg)

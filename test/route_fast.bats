@@ -508,6 +508,36 @@ DST9=2001:2:0:9::7
 	done
 }
 
+# loc6_bits: the 64 bucket bits of xf_rt_loc6's header (xfwd_bpf.h), as a
+# number: bucket b holds an address of r1's local table when bit b is set.
+loc6_bits() {
+	local hex
+	hex=$(bpftool -j map lookup pinned "$(pin_dir)/route/xf_rt_loc6" key 64 0 0 0 |
+		jq -r '.value[16:24] | reverse | map(ltrimstr("0x")) | join("")') || return
+	echo $((16#$hex))
+}
+
+@test "IPv6 local table by addresses: ::1 marks no bucket, so a destination ending in ::1 is answered from the header" {
+	local bits
+	[[ $(table_check) == addresses ]] || skip "no bpf_cast_to_kern_ctx(): no local table copy"
+	warm_up
+	# r1's local table holds ::1 (bucket 1, as h2's ...::1), its two
+	# ...::fe (bucket 62) and the subnet-router anycast addresses
+	# (bucket 0).
+	run -0 in_r1 ip -6 route show table local ::1
+	assert_output --partial "local ::1 dev lo"
+	run -0 attach xdp
+	bits=$(loc6_bits)
+	# Bits 0 and 62 only: ::1, never forwarded (martian before any
+	# lookup), takes no bucket, so h2's bucket is known empty.
+	assert_equal "$bits" $(((1 << 0) | (1 << 62)))
+	assert_equal "$(local_table "$XF_H2_IP6")" addresses
+	run -0 ping6 3 "$XF_H2_IP6" -q
+	assert_output --partial "3 packets transmitted, 3 received"
+	run -0 xr -j route get ::1 iif veth1 from "$XF_H1_IP6"
+	assert_equal "$(jq -r .reason <<<"$output")" martian
+}
+
 # delivered_to_r1: five echo requests from h1 to DST9 are answered (by r1,
 # which holds DST9's prefix as local) and none reaches h2.
 delivered_to_r1() {
