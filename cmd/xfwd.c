@@ -76,8 +76,9 @@ struct xf_nl *xfwd_nl(struct xfwd *x)
 	return x->nl;
 }
 
-/* A changing verb without CAP_NET_ADMIN and CAP_BPF fails here, before it
- * touches anything, rather than half-way at the kernel's first EPERM. */
+/* A changing verb without CAP_NET_ADMIN, CAP_BPF and CAP_PERFMON fails
+ * here, before it touches anything, rather than half-way at the kernel's
+ * first EPERM (or the verifier's EACCES, for CAP_PERFMON). */
 static int xfwd_caps_check(struct xfwd *x)
 {
 	char need[64], lack[64];

@@ -20,6 +20,7 @@ static const struct {
 } cap_names[] = {
 	{ XF_CAP_BPF, "CAP_BPF" },
 	{ XF_CAP_NET_ADMIN, "CAP_NET_ADMIN" },
+	{ XF_CAP_PERFMON, "CAP_PERFMON" },
 	{ XF_CAP_SYS_ADMIN, "CAP_SYS_ADMIN" },
 };
 
@@ -33,10 +34,10 @@ int xf_caps_missing(uint64_t want, uint64_t *missing)
 	if (syscall(SYS_capget, &hdr, data))
 		return -errno;
 	eff = data[0].effective | (uint64_t)data[1].effective << 32;
-	/* bpf_capable(): CAP_BPF or CAP_SYS_ADMIN; kernels before 5.8 know
-	 * only the latter. */
+	/* bpf_capable() and perfmon_capable(): CAP_BPF or CAP_PERFMON, or
+	 * CAP_SYS_ADMIN; kernels before 5.8 know only the latter. */
 	if (eff & (1ULL << XF_CAP_SYS_ADMIN))
-		eff |= 1ULL << XF_CAP_BPF;
+		eff |= (1ULL << XF_CAP_BPF) | (1ULL << XF_CAP_PERFMON);
 	*missing = want & ~eff;
 	return 0;
 }

@@ -12,9 +12,14 @@
 #define XF_CAP_PERFMON 38
 #define XF_CAP_BPF 39
 
-/* What a command that changes state needs: CAP_NET_ADMIN and CAP_BPF,
- * where CAP_SYS_ADMIN stands in for CAP_BPF as it does in the kernel. */
-#define XF_CAPS_CHANGE ((1ULL << XF_CAP_NET_ADMIN) | (1ULL << XF_CAP_BPF))
+/* What a command that changes state needs: CAP_NET_ADMIN, CAP_BPF and
+ * CAP_PERFMON, where CAP_SYS_ADMIN stands in for the last two as it does in
+ * the kernel. Any such command may load a program (a chain is rebuilt
+ * whenever a member comes or goes), and xfwd's programs subtract packet
+ * pointers, which the verifier allows only to bpf_allow_ptr_leaks():
+ * CAP_PERFMON. */
+#define XF_CAPS_CHANGE ((1ULL << XF_CAP_NET_ADMIN) | (1ULL << XF_CAP_BPF) | \
+			(1ULL << XF_CAP_PERFMON))
 
 /* The capabilities of want (a mask of 1 << XF_CAP_*) missing from the
  * effective set, in *missing. 0/-errno (capget). */

@@ -25,6 +25,7 @@
 #include "nl.h"
 #include "nl_link.h"
 #include "nl_tc.h"
+#include "caps.h"
 #include "kbtf.h"
 #include "probe.h"
 #include "probe.skel.h"
@@ -595,7 +596,7 @@ static const struct {
 	KEY(fib_lookup), KEY(fib_direct), KEY(fib_output), KEY(fib_skip_neigh),
 	KEY(fib_tbid), KEY(fib_src), KEY(fib_mark), KEY(redirect), KEY(redirect_map),
 	KEY(redirect_peer), KEY(redirect_neigh), KEY(clone_redirect), KEY(peer_egress),
-	KEY(xdp_flowtable), KEY(xdp_tracepoints),
+	KEY(xdp_flowtable), KEY(xdp_tracepoints), KEY(kern_ctx),
 #undef KEY
 };
 
@@ -634,6 +635,28 @@ int xf_probe_xdp_tracepoints(struct xf_probe *p)
 	return 0;
 }
 
+int xf_probe_kern_ctx(struct xf_probe *p)
+{
+	uint64_t missing;
+	int err;
+
+	if (!xf_kernel_has_func("bpf_cast_to_kern_ctx", NULL)) {
+		probe_set(p, false, 0, "no bpf_cast_to_kern_ctx() (6.2): route looks sources "
+			  "and VLAN tags up backwards");
+		return 0;
+	}
+	/* CAP_SYS_ADMIN stands in for it (xf_caps_missing()). */
+	err = xf_caps_missing(1ULL << XF_CAP_PERFMON, &missing);
+	if (err || missing) {
+		probe_set(p, false, err, "bpf_cast_to_kern_ctx() is there, but neither "
+			  "CAP_PERFMON nor CAP_SYS_ADMIN");
+		return 0;
+	}
+	probe_set(p, true, 0, "bpf_cast_to_kern_ctx(): route reads the kernel's state "
+		  "instead of second lookups");
+	return 0;
+}
+
 const struct xf_probe *xf_probe_kernel_at(const struct xf_kernel_features *kf, int i,
 					  const char **key)
 {
@@ -669,6 +692,8 @@ int xf_probe_kernel(struct xf_kernel_features *kf, unsigned int what)
 		xf_probe_flowtable(&kf->xdp_flowtable);
 	if (what & XF_PROBE_TRACING)
 		xf_probe_xdp_tracepoints(&kf->xdp_tracepoints);
+	if (what & XF_PROBE_KCTX)
+		xf_probe_kern_ctx(&kf->kern_ctx);
 	return 0;
 }
 

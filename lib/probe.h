@@ -32,7 +32,8 @@ enum {
 	XF_PROBE_FREPLACE = 1 << 5,	/* freplace */
 	XF_PROBE_FLOWTABLE = 1 << 6,	/* xdp_flowtable */
 	XF_PROBE_TRACING = 1 << 7,	/* xdp_tracepoints */
-	XF_PROBE_ALL = (1 << 8) - 1,
+	XF_PROBE_KCTX = 1 << 8,		/* kern_ctx */
+	XF_PROBE_ALL = (1 << 9) - 1,
 };
 
 struct xf_kernel_features {
@@ -59,6 +60,7 @@ struct xf_kernel_features {
 	struct xf_probe xdp_flowtable;	/* bpf_xdp_flow_lookup() (6.9, nf_flow_table) */
 	struct xf_probe xdp_tracepoints; /* tracing programs on xdp:xdp_redirect_err
 					  * and xdp:xdp_exception */
+	struct xf_probe kern_ctx;	/* route's build that reads kernel state */
 };
 
 /* Run the probes in what (XF_PROBE_*); the others read "not probed". A
@@ -78,6 +80,10 @@ int xf_probe_helpers(struct xf_kernel_features *kf);
 int xf_probe_fib_flags(struct xf_kernel_features *kf);
 int xf_probe_peer_egress(struct xf_probe *p);
 int xf_probe_freplace(struct xf_probe *p);
+/* bpf_cast_to_kern_ctx() (6.2), and CAP_PERFMON or CAP_SYS_ADMIN to read
+ * what it reaches: yes when route loads its build that reads kernel state
+ * (lib/route/inst.c), which spares the second lookups the other makes. */
+int xf_probe_kern_ctx(struct xf_probe *p);
 /* A raw tracepoint program loads and attaches to xdp:xdp_redirect_err and
  * xdp:xdp_exception (and is gone again). A "no" says which step the
  * kernel refused. */

@@ -9,7 +9,7 @@ bats_require_minimum_version 1.8.2
 load helpers/common
 
 KERNEL_KEYS="clone_redirect cls_bpf fib_direct fib_lookup fib_mark fib_output \
-fib_skip_neigh fib_src fib_tbid freplace jit netkit peer_egress redirect \
+fib_skip_neigh fib_src fib_tbid freplace jit kern_ctx netkit peer_egress redirect \
 redirect_map redirect_neigh redirect_peer tcx vlan xdp_flowtable xdp_link \
 xdp_tracepoints"
 
@@ -112,6 +112,35 @@ jqr() {
 			refute_output --regexp "E[A-Z]{3,}"
 		fi
 	done
+}
+
+# without_kctx_caps CMD...: CMD in r1's namespace as root without
+# CAP_PERFMON and CAP_SYS_ADMIN, so that it reads no kernel memory.
+without_kctx_caps() {
+	nsenter --net="/run/netns/$XF_NS_R1" setpriv --inh-caps=-all --ambient-caps=-all \
+		--bounding-set=-perfmon,-sys_admin "$@"
+}
+
+@test "kern_ctx: the build route loads; no without CAP_PERFMON and CAP_SYS_ADMIN" {
+	local local_table
+	feature_json
+	jqr '.kernel.kern_ctx | "\(.supported) \(.detail)"'
+	if kernel_lacks kern_ctx; then
+		assert_output --regexp "^false no bpf_cast_to_kern_ctx\(\)"
+		return
+	fi
+	assert_output --regexp "^true "
+	run -0 --separate-stderr without_kctx_caps xfwd -j feature
+	json=$output
+	jqr '.kernel.kern_ctx | "\(.supported) \(.detail)"'
+	assert_output "false bpf_cast_to_kern_ctx() is there, but neither CAP_PERFMON nor CAP_SYS_ADMIN"
+	# Where it says yes, attach loads the build with the IPv6 local
+	# table's copy (route get: "addresses"; "lookup" without it).
+	run -0 xfwd -n "$XF_NS_R1" route attach dev veth1 dev veth2 hook tc
+	run -0 xfwd -n "$XF_NS_R1" -j route get "$XF_H2_IP6" iif veth1 from "$XF_H1_IP6"
+	local_table=$(jq -r .local_table <<<"$output")
+	run -0 xfwd -n "$XF_NS_R1" route detach all
+	assert_equal "$local_table" addresses
 }
 
 # links NS: every link of NS (of the root namespace without NS) with its

@@ -33,7 +33,7 @@ json() {
 @test "feature -j: kernel probes and interfaces with fixed keys" {
 	json feature
 	run -0 jq -r '.kernel | keys_unsorted | join(" ")' <<<"$output"
-	assert_output "jit xdp_link tcx cls_bpf netkit vlan freplace fib_lookup fib_direct fib_output fib_skip_neigh fib_tbid fib_src fib_mark redirect redirect_map redirect_peer redirect_neigh clone_redirect peer_egress xdp_flowtable xdp_tracepoints"
+	assert_output "jit xdp_link tcx cls_bpf netkit vlan freplace fib_lookup fib_direct fib_output fib_skip_neigh fib_tbid fib_src fib_mark redirect redirect_map redirect_peer redirect_neigh clone_redirect peer_egress xdp_flowtable xdp_tracepoints kern_ctx"
 	json feature show dev veth1
 	run -0 jq -r '.interfaces[0] | keys_unsorted | join(" ")' <<<"$output"
 	assert_output "dev ifindex kind xdp_native xdp_generic xdp_attached xdp_features redirect_target detail"

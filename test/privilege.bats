@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# Least privilege: changing commands without CAP_BPF and CAP_NET_ADMIN,
-# reading ones without them or without root, the modes of pins and state
-# directories, objects others could swap, and nothing run from PATH.
+# Least privilege: changing commands without CAP_BPF, CAP_NET_ADMIN and
+# CAP_PERFMON, reading ones without them or without root, the modes of pins
+# and state directories, objects others could swap, and nothing run from
+# PATH.
 #
 # Unprivileged runs enter r1 with "nsenter --net" instead of xfwd's -n:
 # -n is setns(), which needs the CAP_SYS_ADMIN these runs drop (tested on
@@ -85,7 +86,7 @@ snapshot() {
 		read -ra cmd <<<"$line"
 		run -1 --separate-stderr nocaps xfwd "${cmd[@]}"
 		assert_equal "$output" ""
-		assert_equal "$stderr" "Error: \"${cmd[0]} ${cmd[1]}\" needs CAP_BPF and CAP_NET_ADMIN; missing CAP_BPF and CAP_NET_ADMIN."
+		assert_equal "$stderr" "Error: \"${cmd[0]} ${cmd[1]}\" needs CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON; missing CAP_BPF and CAP_NET_ADMIN."
 	done <<-EOF
 		route attach dev veth1 hook xdp
 		route detach all
@@ -104,11 +105,11 @@ snapshot() {
 	EOF
 	# Abbreviated and in a batch, the same.
 	run -1 --separate-stderr nocaps xfwd ro det all
-	assert_equal "$stderr" "Error: \"route detach\" needs CAP_BPF and CAP_NET_ADMIN; missing CAP_BPF and CAP_NET_ADMIN."
+	assert_equal "$stderr" "Error: \"route detach\" needs CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON; missing CAP_BPF and CAP_NET_ADMIN."
 	printf 'route show\nchain del dev veth1 all\n' >"$BATS_TEST_TMPDIR/batch"
 	run -1 --separate-stderr nocaps xfwd -b "$BATS_TEST_TMPDIR/batch"
 	# Line 1 (route show) may read; line 2 is refused, named with its line.
-	assert_equal "$stderr" "Error: \"chain del\" needs CAP_BPF and CAP_NET_ADMIN; missing CAP_BPF and CAP_NET_ADMIN.
+	assert_equal "$stderr" "Error: \"chain del\" needs CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON; missing CAP_BPF and CAP_NET_ADMIN.
 Error: batch line 2 of \"$BATS_TEST_TMPDIR/batch\" failed."
 	run -0 diff <(echo "$before") <(snapshot)
 	assert_equal "$(ctr veth1 forwarded)" "$fwd"
@@ -117,11 +118,29 @@ Error: batch line 2 of \"$BATS_TEST_TMPDIR/batch\" failed."
 	assert_equal "$stderr" 'Error: unexpected "bogus"; try "xfwd route help".'
 }
 
+@test "without CAP_PERFMON (nor CAP_SYS_ADMIN) a command that loads is refused naming it, before the verifier would" {
+	local before
+	warm_up
+	before=$(snapshot)
+	# xfwd's programs subtract packet pointers: the verifier refuses that
+	# (EACCES) without CAP_PERFMON, after maps were made.
+	run -1 --separate-stderr nsenter --net="/run/netns/$XF_NS_R1" setpriv --inh-caps=-all \
+		--ambient-caps=-all --bounding-set=-perfmon,-sys_admin \
+		xfwd route attach dev veth1 dev veth2 hook tc
+	assert_equal "$stderr" "Error: \"route attach\" needs CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON; missing CAP_PERFMON."
+	assert_equal "$(snapshot)" "$before"
+	# CAP_SYS_ADMIN stands in for it, as in the kernel.
+	run -0 nsenter --net="/run/netns/$XF_NS_R1" setpriv --inh-caps=-all \
+		--ambient-caps=-all --bounding-set=-perfmon \
+		xfwd route attach dev veth1 dev veth2 hook tc
+	run -0 xr route detach all
+}
+
 @test "CAP_SYS_ADMIN stands in for CAP_BPF; -n without it names CAP_SYS_ADMIN" {
 	populate
 	run -1 --separate-stderr setpriv --inh-caps=-all --ambient-caps=-all \
 		--bounding-set=-bpf,-net_admin xfwd -n "$XF_NS_R1" route detach all
-	assert_equal "$stderr" "Error: \"route detach\" needs CAP_BPF and CAP_NET_ADMIN; missing CAP_NET_ADMIN."
+	assert_equal "$stderr" "Error: \"route detach\" needs CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON; missing CAP_NET_ADMIN."
 	run -1 --separate-stderr setpriv --inh-caps=-all --ambient-caps=-all \
 		--bounding-set=-bpf,-net_admin,-sys_admin xfwd -n "$XF_NS_R1" route show
 	assert_equal "$stderr" "Error: cannot enter network namespace \"$XF_NS_R1\": Operation not permitted (needs CAP_SYS_ADMIN)."
@@ -184,7 +203,7 @@ Error: batch line 2 of \"$BATS_TEST_TMPDIR/batch\" failed."
 	assert_output --partial veth1
 	run -1 --separate-stderr nocaps --reuid=65534 --regid=65534 --clear-groups \
 		"$bin/xfwd" route detach all
-	assert_equal "$stderr" "Error: \"route detach\" needs CAP_BPF and CAP_NET_ADMIN; missing CAP_BPF and CAP_NET_ADMIN."
+	assert_equal "$stderr" "Error: \"route detach\" needs CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON; missing CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON."
 	rm -rf "$bin"
 }
 

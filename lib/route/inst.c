@@ -53,13 +53,11 @@ const struct xf_inst_desc rt_inst_desc = {
 
 const void *rt_elf(size_t *size)
 {
-	uint64_t missing;
+	struct xf_probe p;
 
-	if (xf_caps_missing((1ULL << XF_CAP_PERFMON) | (1ULL << XF_CAP_SYS_ADMIN), &missing) ||
-	    missing == ((1ULL << XF_CAP_PERFMON) | (1ULL << XF_CAP_SYS_ADMIN)))
-		return route_bpf__elf_bytes(size);
-	return xf_kernel_has_func("bpf_cast_to_kern_ctx", NULL) ?
-	       route_kctx_bpf__elf_bytes(size) : route_bpf__elf_bytes(size);
+	/* What `feature` shows as kern_ctx. */
+	xf_probe_kern_ctx(&p);
+	return p.yes ? route_kctx_bpf__elf_bytes(size) : route_bpf__elf_bytes(size);
 }
 
 int rt_link_pin_path(char *buf, size_t len, int ifindex)

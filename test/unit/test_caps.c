@@ -23,9 +23,11 @@ int main(void)
 
 	check_str(&c, xf_caps_names(1ULL << XF_CAP_BPF, buf, sizeof(buf)), "CAP_BPF", __LINE__);
 	check_str(&c, xf_caps_names(XF_CAPS_CHANGE, buf, sizeof(buf)),
-		  "CAP_BPF and CAP_NET_ADMIN", __LINE__);
+		  "CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON", __LINE__);
 	check_str(&c, xf_caps_names(XF_CAPS_CHANGE | 1ULL << XF_CAP_SYS_ADMIN, buf, sizeof(buf)),
-		  "CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN", __LINE__);
+		  "CAP_BPF, CAP_NET_ADMIN, CAP_PERFMON and CAP_SYS_ADMIN", __LINE__);
+	check_str(&c, xf_caps_names(1ULL << XF_CAP_BPF | 1ULL << XF_CAP_NET_ADMIN, buf, sizeof(buf)),
+		  "CAP_BPF and CAP_NET_ADMIN", __LINE__);
 	check_str(&c, xf_caps_names(0, buf, sizeof(buf)), "", __LINE__);
 	/* Whatever this process has, what it lacks is a subset of the ask. */
 	CHECK(&c, !xf_caps_missing(XF_CAPS_CHANGE, &missing));
