@@ -104,6 +104,8 @@ bench_refuses() {
 	bench_refuses 2 'Error: the peer runs on hook xdp only.' bench/ab peer:full 3 tc
 	XF_VLAN_BUILDS=bogus bench_refuses 2 \
 		'Error: unknown build "bogus" in XF_VLAN_BUILDS (kctx, plain, KIND-nopop).' bench/vlan-ratio
+	XF_VLAN_LOADS=0 bench_refuses 2 \
+		'Error: XF_VLAN_LOADS "0" is not a count from 1 to 99.' bench/vlan-ratio
 }
 
 # bats test_tags=root
