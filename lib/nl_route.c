@@ -84,8 +84,8 @@ static uint32_t metric_mtu(const struct nlattr *metrics)
 /* Under ff00::/8 or fe80::/10, or ::1 itself: a route no forwarded
  * destination meets (the route programs pass such a destination before any
  * lookup, and bpf_fib_lookup() answers it "not forwarded"). Kept out of
- * xf_rt_loc6, ::1 no longer marks its bucket for every destination that
- * ends in ::1, as routers' and servers' addresses often do. */
+ * xf_rt_loc6, ::1 does not send every destination that ends in ::1 (as
+ * routers' and servers' addresses often do) to its bucket's lookup. */
 static int never_forwarded(const uint8_t *dst, int len)
 {
 	static const uint8_t loopback[16] = { [15] = 1 };

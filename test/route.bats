@@ -587,6 +587,22 @@ malformed() {
 	[[ ! -e $PIN_DIR ]]
 }
 
+@test "xfwd's own redirect on a tcx hook: refused as its, with the way out, and left attached" {
+	if no_tcx tc; then tcx_refused; return; fi
+	run -0 xr redirect add dev veth2 to veth1
+	id=$(in_r1 bpftool -j net show dev veth2 |
+		jq -er '[.[].tc[] | select(.kind == "tcx/ingress")][0].prog_id')
+	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook tc
+	assert_equal "$stderr" "Error: veth2 runs xfwd's redirect on its tcx ingress (program $id), and route takes a tcx hook only alone; \"xfwd redirect del dev veth2 ingress all\" first, or hook xdp."
+	run -0 in_r1 bpftool -j net show dev veth2
+	assert_output --partial "\"prog_id\":$id"
+	run -0 no_hooks veth1
+	# The way out it names works.
+	run -0 xr redirect del dev veth2 ingress all
+	run -0 xr route attach dev veth1 dev veth2 hook tc
+	run -0 xr route detach all
+}
+
 # --- 12. all or nothing, detach -------------------------------------------------
 
 @test "attach over two devices where the second does not exist leaves the first untouched" {

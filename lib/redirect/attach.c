@@ -34,6 +34,14 @@ void rd_link_path(int ifindex, int dir, bool xdp, char *buf, size_t len)
 	xf_pin_path(buf, len, ifindex, rd_link_name(dir, xdp));
 }
 
+bool xf_redirect_on_tcx(int ifindex)
+{
+	char path[RD_PATH_LEN];
+
+	rd_link_path(ifindex, XF_RD_DIR_INGRESS, false, path, sizeof(path));
+	return !access(path, F_OK);
+}
+
 enum rd_attach rd_attached(struct xf_nl *nl, int ifindex, int dir)
 {
 	struct xf_tc_filter tf[8];

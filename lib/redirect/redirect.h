@@ -64,6 +64,9 @@ int xf_redirect_del(struct xf_nl *nl, const char *dev, int dir, const struct xf_
 		    bool all);
 int xf_redirect_list(struct xf_nl *nl, const char *dev,
 		     int (*cb)(const struct xf_redirect_info *ri, void *arg), void *arg);
+/* Whether xfwd's redirect runs on ifindex's tcx ingress hook (its link is
+ * pinned there). */
+bool xf_redirect_on_tcx(int ifindex);
 /* Zero the counters of dev's rules (every direction, every CPU). 0/-errno. */
 int xf_redirect_reset(struct xf_nl *nl, const char *dev);
 /* Delete the rules of interfaces that have gone (and the instance, when

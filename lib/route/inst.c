@@ -16,10 +16,8 @@
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 
-#include "caps.h"
 #include "chain/chain.h"
 #include "inst.h"
-#include "kbtf.h"
 #include "internal.h"
 #include "probe.h"
 #include "route/route.h"
