@@ -34,25 +34,28 @@ void rd_link_path(int ifindex, int dir, bool xdp, char *buf, size_t len)
 	xf_pin_path(buf, len, ifindex, rd_link_name(dir, xdp));
 }
 
-bool xf_redirect_on_tcx(int ifindex)
+/* Whether the scope's link is pinned: redirect runs there by it. */
+static bool rd_link_pinned(int ifindex, int dir, bool xdp)
 {
 	char path[RD_PATH_LEN];
 
-	rd_link_path(ifindex, XF_RD_DIR_INGRESS, false, path, sizeof(path));
+	rd_link_path(ifindex, dir, xdp, path, sizeof(path));
 	return !access(path, F_OK);
+}
+
+bool xf_redirect_on_tcx(int ifindex)
+{
+	return rd_link_pinned(ifindex, XF_RD_DIR_INGRESS, false);
 }
 
 enum rd_attach rd_attached(struct xf_nl *nl, int ifindex, int dir)
 {
 	struct xf_tc_filter tf[8];
-	char path[RD_PATH_LEN];
 	int n, i;
 
-	rd_link_path(ifindex, dir, false, path, sizeof(path));
-	if (!access(path, F_OK))
+	if (rd_link_pinned(ifindex, dir, false))
 		return RD_TCX;
-	rd_link_path(ifindex, dir, true, path, sizeof(path));
-	if (dir == XF_RD_DIR_INGRESS && !access(path, F_OK))
+	if (dir == XF_RD_DIR_INGRESS && rd_link_pinned(ifindex, dir, true))
 		return RD_XDP;
 	n = xf_tc_filters(nl, ifindex, dir == XF_RD_DIR_INGRESS, tf, 8);
 	if (n < 0)

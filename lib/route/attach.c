@@ -73,14 +73,11 @@ static int rt_check_foreign(struct xf_nl *nl, const struct rt_dev *d)
 	if (!id)
 		return 0;
 	if (d->hook != XF_HOOK_XDP && xf_redirect_on_tcx(d->carrier)) {
-		char carrier[IF_NAMESIZE] = "?";
-
 		/* xfwd's own, but route takes a tcx hook only where nothing
 		 * else runs, as for any other program. */
-		if_indextoname(d->carrier, carrier);
 		fprintf(stderr, "Error: %s runs xfwd's redirect on its tcx ingress (program %u), "
 			"and route takes a tcx hook only alone; \"xfwd redirect del dev %s "
-			"ingress all\" first, or hook xdp.\n", carrier, id, carrier);
+			"ingress all\" first, or hook xdp.\n", d->cl.name, id, d->cl.name);
 		return -EBUSY;
 	}
 	memset(&info, 0, sizeof(info));
