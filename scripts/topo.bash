@@ -91,6 +91,14 @@ wait_until() {
 	"$@"
 }
 
+# bpffs_ready: /sys/fs/bpf a bpffs, mounted as xfwd mounts it
+# (xf_bpffs_ensure()) where nothing has yet: bpftool cannot make a pin's
+# directory in the sysfs beneath, as on a machine just booted.
+bpffs_ready() {
+	[[ $(stat -f -c %T /sys/fs/bpf 2>/dev/null) == bpf_fs ]] ||
+		mount -t bpf -o mode=0700 bpffs /sys/fs/bpf
+}
+
 # A caller that sets XF_NS_PREFIX before sourcing this file has the names
 # at once, so that its cleanup can name them before topo_create has run.
 [[ -z ${XF_NS_PREFIX:-} ]] || _topo_names

@@ -115,6 +115,7 @@ bench_refuses() {
 	route_setup
 	TOPO=1 PIN=/sys/fs/bpf/xfbt$$-floor
 	warm_up
+	bpffs_ready
 	bpftool prog loadall "$XF_TOP/build/bench/progs/fib_floor.bpf.o" "$PIN"
 	for dev in veth1 veth2; do
 		nsenter --net="/run/netns/$XF_NS_R1" bpftool net attach tcx_ingress \

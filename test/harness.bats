@@ -73,3 +73,22 @@ cunit() {
 	run -0 left_behind "" "$BATS_TEST_TMPDIR/pins"
 	assert_output ""
 }
+
+# bats test_tags=root
+@test "bpffs_ready: bpftool pins where the machine has no bpffs yet, as just booted" {
+	_need_root
+	# A mount namespace of its own, with /sys/fs/bpf unmounted: the sysfs
+	# beneath refuses the pin's directory until bpffs_ready mounts one.
+	run -0 unshare -m --propagation private bash -c '
+		source "$1/scripts/topo.bash"
+		umount /sys/fs/bpf 2>/dev/null
+		[[ $(stat -f -c %T /sys/fs/bpf) == sysfs ]] || exit 3
+		bpftool prog loadall "$1/build/probe.bpf.o" /sys/fs/bpf/xfbr && exit 4
+		bpffs_ready || exit 5
+		bpftool prog loadall "$1/build/probe.bpf.o" /sys/fs/bpf/xfbr || exit 6
+		stat -f -c %T /sys/fs/bpf
+		bpffs_ready || exit 7
+		grep -c " /sys/fs/bpf bpf " /proc/self/mounts' _ "$XF_TOP"
+	assert_output --partial "bpf_fs"
+	assert_line 1
+}

@@ -476,6 +476,7 @@ lpm_rules() {
 	fi
 	TOOL_PIN=/sys/fs/bpf/xfwd-test-$BATS_ROOT_PID-$BATS_TEST_NUMBER
 	[[ -e $XF_TOP/build/test/progs/tc_count.bpf.o ]] || fail "make check builds test/progs"
+	bpffs_ready
 	bpftool prog loadall "$XF_TOP/build/test/progs/tc_count.bpf.o" "$TOOL_PIN"
 	# nsenter, not "ip netns exec": the pin must stay in sight.
 	nsenter --net="/run/netns/$XF_NS_R1" bpftool net attach tcx_ingress \

@@ -572,6 +572,7 @@ malformed() {
 @test "a foreign tcx program is refused, named, and left attached" {
 	if no_tcx tc; then tcx_refused; return; fi
 	TOOL_PIN=/sys/fs/bpf/xfwd-test-$BATS_ROOT_PID-$BATS_TEST_NUMBER
+	bpffs_ready
 	bpftool prog loadall "$XF_TOP/build/probe.bpf.o" "$TOOL_PIN" ||
 		skip "bpftool cannot load the probe object"
 	# nsenter, not "ip netns exec": the pin must stay in sight.
