@@ -92,9 +92,8 @@ fast_ping() {
 
 @test "TTL and hop limit 1 still get time exceeded from r1, counted as ttl" {
 	warm_up
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		run -1 ping4 1 "$XF_H2_IP4" -t 1
 		assert_output --partial "From $XF_R1_IP4A icmp_seq=1 Time to live exceeded"
 		run -1 ping6 1 "$XF_H2_IP6" -t 1
@@ -105,8 +104,8 @@ fast_ping() {
 		run -0 ping4 1 "$XF_H2_IP4" -t 2
 		run -0 ping6 1 "$XF_H2_IP6" -t 2
 		assert_equal "$(ctr veth1 forwarded)" 2
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 # --- 3. MTU and path MTU discovery -------------------------------------------
@@ -319,13 +318,12 @@ neigh() {
 # --- 7. rp_filter -------------------------------------------------------------
 
 @test "rp_filter 1: spoofed sources are not forwarded, on either hook" {
-	local hook e4 rpf
+	local e4 rpf
 	warm_up
 	# Read at attach time: set before.
 	in_r1 sysctl -qw net.ipv4.conf.all.rp_filter=1 net.ipv4.conf.veth1.rp_filter=1
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		e4=$(kstat "$XF_NS_H2" IcmpInEchos)
 		rpf=$(kstat "$XF_NS_R1" TcpExtIPReversePathFilter)
 		# h2's subnet as the source, from h1's side.
@@ -340,8 +338,8 @@ neigh() {
 		assert_equal "$(ctr veth1 forwarded)" 5
 		wait_until 2 kstat_ge "$XF_NS_H2" IcmpInEchos $((e4 + 5))
 		assert_equal "$(kstat "$XF_NS_H2" IcmpInEchos)" $((e4 + 5))
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 # --- 8. TCP bulk --------------------------------------------------------------

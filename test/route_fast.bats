@@ -298,15 +298,13 @@ spoofed_delivered() {
 BCAST4=198.18.2.255
 
 @test "accept_local on: the sources the kernel leaves unchecked are forwarded, without a reverse lookup" {
-	local hook
 	warm_up
 	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1
 	# The kernel alone forwards both.
 	assert_equal "$(spoofed_delivered "$XF_R1_IP4B")" 5
 	assert_equal "$(spoofed_delivered $BCAST4)" 5
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		assert_equal "$(spoofed_delivered "$XF_R1_IP4B")" 5
 		assert_equal "$(spoofed_delivered $BCAST4)" 5
 		assert_equal "$(ctr veth1 forwarded)" 20
@@ -314,41 +312,36 @@ BCAST4=198.18.2.255
 		# route get skips the lookup the same way: no reverse answer.
 		run -0 xr -j route get "$XF_H2_IP4" iif veth1 from "$XF_R1_IP4B"
 		assert_equal "$(jq -r .reason <<<"$output")" forwarded
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 @test "accept_local off: a source that is r1's own address is passed; the kernel drops it" {
-	local hook
 	warm_up
 	assert_equal "$(spoofed_delivered "$XF_R1_IP4B")" 0
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		assert_equal "$(spoofed_delivered "$XF_R1_IP4B")" 0
 		assert_equal "$(ctr veth1 martian)" 5
 		assert_equal "$(ctr veth1 forwarded)" 5
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 @test "accept_local on with rp_filter on: sources are still looked up" {
-	local hook
 	warm_up
 	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1 net.ipv4.conf.all.rp_filter=1
 	# h2's subnet as the source, from h1's side.
 	assert_equal "$(spoofed_delivered 198.18.2.77)" 0
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		assert_equal "$(spoofed_delivered 198.18.2.77)" 0
 		assert_equal "$(ctr veth1 rp_filter)" 5
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 @test "accept_local on with a realm on a route: sources are still looked up" {
-	local hook
 	warm_up
 	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1
 	ip -n "$XF_NS_R1" route add 198.18.99.0/24 dev veth2 realm 7
@@ -358,13 +351,12 @@ BCAST4=198.18.2.255
 	# With a realm the kernel looks every source up: a broadcast one is
 	# refused.
 	assert_equal "$(spoofed_delivered $BCAST4)" 0
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		assert_equal "$(spoofed_delivered $BCAST4)" 0
 		assert_equal "$(ctr veth1 martian)" 5
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 # --- the IPv4 source by r1's addresses, without a reverse lookup ---------
@@ -388,23 +380,19 @@ table_check() {
 # passed_by_lookup SRC: on both hooks, 5 frames from SRC are looked up
 # backwards, passed as martian, and none reaches h2 (the kernel drops them).
 passed_by_lookup() {
-	local hook
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
-		assert_equal "$(spoofed_delivered "$1")" 0
+	local src=$1
+	per_hook() {
+		assert_equal "$(spoofed_delivered "$src")" 0
 		assert_equal "$(ctr veth1 martian)" 5
-		assert_equal "$(source_check "$1")" lookup
-		run -0 xr route detach all
-	done
+		assert_equal "$(source_check "$src")" lookup
+	}
+	each_hook per_hook
 }
 
 @test "source by addresses: an address added after the attach is looked up until a refresh, and passed" {
-	local hook
 	warm_up
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		assert_equal "$(source_check "$XF_H1_IP4")" "$(table_check)"
 		# r1 gains an address: the table no longer counts (dev_addr_genid
 		# moved). The kernel drops the source; so would the table's stale
@@ -422,18 +410,16 @@ passed_by_lookup() {
 		assert_equal "$(spoofed_delivered 198.18.2.200)" 0
 		assert_equal "$(ctr veth1 martian)" 10
 		in_r1 ip addr del 198.18.2.200/32 dev lo
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 @test "source by addresses: a subnet broadcast source is forwarded as the kernel does, until a policy rule" {
-	local hook
 	warm_up
 	# rp_filter off and no rule: the kernel checks only its own addresses.
 	assert_equal "$(spoofed_delivered $BCAST4)" 5
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		assert_equal "$(spoofed_delivered $BCAST4)" 5
 		if kernel_lacks kern_ctx; then
 			# The reverse lookup passes it; the kernel forwards it.
@@ -441,8 +427,8 @@ passed_by_lookup() {
 		else
 			assert_equal "$(ctr veth1 forwarded)" 10
 		fi
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 	# A policy rule sends the kernel to its full check, which drops it;
 	# the fast path looks it up again, on the same packet.
 	in_r1 ip rule add from 198.18.3.0/24 table 100
@@ -473,15 +459,14 @@ NET9=2001:2:0:9::/64
 DST9=2001:2:0:9::7
 
 @test "IPv6 local table by addresses: forwarded by the main table alone, r1's own and anycast addresses passed, a route change looked up until a refresh" {
-	local hook before
+	local before
 	warm_up
 	in_r1 ip -6 route add $NET9 via "$XF_H2_IP6"
 	# h2's ::3e shares the bucket of r1's ::fe (XF_RT_LOC6_BUCKET).
 	ip -n "$XF_NS_H2" addr add 2001:2:0:2::3e/128 dev veth0 nodad
 	run -0 ping6 1 2001:2:0:2::3e -q
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		assert_equal "$(local_table "$XF_H2_IP6")" "$(table_check)"
 		run -0 xr -j route get 2001:2:0:2::3e iif veth1 from "$XF_H1_IP6"
 		assert_equal "$(jq -r .reason <<<"$output")" forwarded
@@ -504,8 +489,8 @@ DST9=2001:2:0:9::7
 		run -0 xr route refresh
 		assert_equal "$(local_table "$XF_H2_IP6")" "$(table_check)"
 		in_r1 ip -6 route del 2001:2:0:8::/64
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 # loc6_bits: the 64 bucket bits of xf_rt_loc6's header (xfwd_bpf.h), as a
@@ -576,30 +561,27 @@ delivered_to_r1() {
 }
 
 @test "IPv6 local table by addresses: a policy rule keeps both lookups" {
-	local hook
 	warm_up
 	in_r1 ip -6 rule add from 2001:2:0:7::/64 table 100
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		assert_equal "$(local_table "$XF_H2_IP6")" lookup
 		run -0 ping6 3 "$XF_H2_IP6" -q
 		assert_output --partial "3 packets transmitted, 3 received"
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 # IPv6 route MTUs (mtu6_or_skip, big6: helpers/route.bash).
 @test "IPv6 route MTU: longer than a route's own MTU is passed, as the kernel holds it back, on both hooks" {
-	local hook before
+	local before
 	mtu6_or_skip
 	warm_up
 	in_r1 ip -6 route replace "$XF_H2_IP6/128" via "$XF_H2_IP6" dev veth2 mtu 1300
 	run -1 big6 1300
 	assert_output --partial "Packet too big: mtu=1300"
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		run -1 big6 1300
 		assert_output --partial "Packet too big: mtu=1300"
 		assert_equal "$(ctr veth1 mtu)" 1
@@ -608,8 +590,8 @@ delivered_to_r1() {
 		run -0 ping6 3 "$XF_H2_IP6" -s 1200 -q
 		assert_output --partial "3 packets transmitted, 3 received"
 		assert_equal "$(ctr veth1 forwarded)" 3
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 @test "IPv6 on tc: a packet of at most 1280 bytes leaves the route's MTU to the device only while no route's MTU is below it" {
@@ -657,65 +639,58 @@ delivered_to_r1() {
 }
 
 @test "IPv6 on tc and xdp, the common paths: an interface attached family inet passes IPv6 (family)" {
-	local hook
 	warm_up
 	h1_pins_r1
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook family inet
+	per_hook() {
+		local hook=$1
 		run -0 ping6 3 "$XF_H2_IP6" -q
 		assert_output --partial "3 packets transmitted, 3 received"
 		assert_equal "$hook $(ctr veth1 family)" "$hook 3"
 		assert_equal "$(ctr veth1 forwarded)" 0
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook family inet
 }
 
 @test "IPv6 on tc and xdp, the common paths: a route back out of the ingress is passed (hairpin)" {
-	local hook
 	warm_up
 	# 2001:2:0:7::/64 is behind h1 for r1, behind r1 for h1: h1's echo
 	# requests come back to it, and it drops them (it does not forward).
 	in_r1 ip -6 route add 2001:2:0:7::/64 via "$XF_H1_IP6" dev veth1
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		run -1 ping6 3 2001:2:0:7::1 -q
 		assert_output --partial "3 packets transmitted, 0 received"
 		assert_equal "$hook $(ctr veth1 hairpin)" "$hook 3"
 		assert_equal "$(ctr veth1 forwarded)" 0
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 @test "IPv6 on tc and xdp, the common paths: r1's own address stays r1's, even with a neighbour entry for it" {
-	local hook h2mac
+	local h2mac
 	warm_up
 	# The main table alone would send it to h2: the local table decides.
 	h2mac=$(ip -n "$XF_NS_H2" -j link show veth0 | jq -r '.[0].address')
 	in_r1 ip -6 neigh replace "$XF_R1_IP6B" lladdr "$h2mac" dev veth2 nud permanent
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		run -0 ping6 3 "$XF_R1_IP6B" -q
 		assert_output --partial "3 packets transmitted, 3 received"
 		assert_equal "$hook $(ctr veth1 not_forwarded)" "$hook 3"
 		assert_equal "$(ctr veth1 forwarded)" 0
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 @test "IPv6 on tc and xdp, the common paths: a version other than 6 behind the IPv6 Ethertype is passed (bad_len)" {
-	local hook
 	warm_up
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		run -0 frames 3 ver6
 		wait_until 5 ctr_ge veth1 bad_len 3
 		assert_equal "$(ctr veth1 forwarded)" 0
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 # --- IPv4 on tc and xdp: the common case's own paths (xf_rt_tc_fast4,
@@ -726,46 +701,40 @@ delivered_to_r1() {
 # forwards a packet the general path passes.
 
 @test "IPv4 on tc and xdp, the common paths: an interface attached family inet6 passes IPv4 (family)" {
-	local hook
 	warm_up
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook family inet6
+	per_hook() {
+		local hook=$1
 		run -0 ping4 3 "$XF_H2_IP4" -q
 		assert_output --partial "3 packets transmitted, 3 received"
 		assert_equal "$hook $(ctr veth1 family)" "$hook 3"
 		assert_equal "$(ctr veth1 forwarded)" 0
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook family inet6
 }
 
 @test "IPv4 on tc and xdp, the common paths: a route back out of the ingress is passed (hairpin)" {
-	local hook
 	warm_up
 	# 198.18.7.0/24 is behind h1 for r1, behind r1 for h1: h1's echo
 	# requests come back to it, and it drops them (it does not forward).
 	in_r1 ip route add 198.18.7.0/24 via "$XF_H1_IP4" dev veth1
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		run -1 ping4 3 198.18.7.1 -q
 		assert_output --partial "3 packets transmitted, 0 received"
 		assert_equal "$hook $(ctr veth1 hairpin)" "$hook 3"
 		assert_equal "$(ctr veth1 forwarded)" 0
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 @test "IPv4 on tc and xdp, the common paths: a policy rule on the destination port sees the port (prohibit)" {
-	local hook
 	warm_up
 	in_r1 ip rule add ipproto udp dport 9 prohibit pref 100
 	# Any rule fails the source's quick check: with accept_local on
 	# there is no check, and the path goes on to forward.
 	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		run -0 frames 3 udp4
 		wait_until 5 ctr_ge veth1 prohibit 3
 		assert_equal "$hook $(ctr veth1 forwarded)" "$hook 0"
@@ -773,12 +742,11 @@ delivered_to_r1() {
 		run -0 ping4 3 "$XF_H2_IP4" -q
 		assert_output --partial "3 packets transmitted, 3 received"
 		assert_equal "$(ctr veth1 forwarded)" 3
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 @test "IPv4 on tc and xdp, the common paths: lookup direct does not see a policy rule (not_forwarded)" {
-	local hook
 	# h2's far prefix only in table 100, used for packets from h1; the
 	# source unchecked (accept_local), as the rule would make it checked.
 	ip -n "$XF_NS_H2" addr add "$XF_H2_FAR4/32" dev lo
@@ -786,33 +754,30 @@ delivered_to_r1() {
 	in_r1 ip rule add from "$XF_H1_IP4" lookup 100 pref 100
 	in_r1 sysctl -qw net.ipv4.conf.all.accept_local=1
 	warm_up
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook lookup direct
+	per_hook() {
+		local hook=$1
 		run -0 ping4 3 "$XF_H2_FAR4" -q
 		assert_output --partial "3 packets transmitted, 3 received"
 		assert_equal "$hook $(ctr veth1 not_forwarded)" "$hook 3"
 		assert_equal "$(ctr veth1 forwarded)" 0
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook lookup direct
 }
 
 @test "IPv4 on tc and xdp, the common paths: what the header shows the kernel takes another way is passed" {
-	local hook
 	# A default route would take all of these to h2.
 	in_r1 ip route add default via "$XF_H2_IP4"
 	warm_up
 	h1_pins_r1
-	for hook in xdp tc; do
-		if no_tcx $hook; then tcx_refused; continue; fi
-		run -0 attach $hook
+	per_hook() {
+		local hook=$1
 		run -0 frames 3 notip4 eol4 mcast4 bcast4
 		wait_until 5 ctr_ge veth1 multicast 6
 		assert_equal "$hook $(ctr veth1 not_ip)" "$hook 3"
 		assert_equal "$(ctr veth1 ipv4_options)" 3
 		assert_equal "$(ctr veth1 forwarded)" 0
-		run -0 xr route detach all
-	done
+	}
+	each_hook per_hook
 }
 
 @test "IPv4 and IPv6 on tc and xdp: an egress taken out of the set is passed (not_in_set), and the kernel forwards" {

@@ -146,6 +146,20 @@ tcx_refused() {
 	assert_output '{"interfaces":[]}'
 }
 
+# each_hook FN [ATTACH_ARG...]: FN HOOK for hook xdp, then tc, each with
+# the fast path attached first ("attach HOOK ATTACH_ARGs") and detached
+# after; where the kernel has no tcx, hook tc's refusal is checked instead.
+each_hook() {
+	local fn=$1 hook
+	shift
+	for hook in xdp tc; do
+		if no_tcx $hook; then tcx_refused; continue; fi
+		run -0 attach $hook "$@"
+		"$fn" $hook
+		run -0 xr route detach all
+	done
+}
+
 # IPv6 route MTUs. ip6_finish_output() holds a forwarded packet to its
 # route's MTU metric, locked or not, which bpf_fib_lookup() sees only when
 # it is locked; with the local table by addresses, the program knows the
