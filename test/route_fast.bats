@@ -493,6 +493,40 @@ DST9=2001:2:0:9::7
 	each_hook per_hook
 }
 
+# src4_bits: the 64 bucket bits of xf_rt_src4's header (xfwd_bpf.h), as a
+# number: bucket b (of 128) holds one of r1's IPv4 addresses when bit
+# b % 64 is set.
+src4_bits() {
+	local hex
+	hex=$(bpftool -j map lookup pinned "$(pin_dir)/route/xf_rt_src4" key 128 0 0 0 |
+		jq -r '.value[8:16] | reverse | map(ltrimstr("0x")) | join("")') || return
+	echo $((16#$hex))
+}
+
+@test "IPv4 address table: 127.0.0.1 takes no bucket, and traffic to it is martian, as route get explains it" {
+	warm_up
+	run -0 in_r1 ip -4 addr show dev lo
+	assert_output --partial "inet 127.0.0.1/8"
+	per_hook() {
+		local hook=$1
+		# r1's two addresses only: 198.18.1.254 (bucket 43) and
+		# 198.18.2.254 (40); 127.0.0.1's bucket 126 stays empty.
+		if [[ $(table_check) == addresses ]]; then
+			assert_equal "$(src4_bits)" $(((1 << 40) | (1 << 43)))
+		fi
+		DST4=127.0.0.1 run -0 frames 3 udp4
+		wait_until 5 ctr_ge veth1 martian 3
+		assert_equal "$hook $(ctr veth1 not_forwarded)" "$hook 0"
+		run -0 xr -j route get 127.0.0.1 iif veth1 from "$XF_H1_IP4"
+		assert_equal "$(jq -r .reason <<<"$output")" martian
+		# r1's own addresses are still r1's.
+		run -0 ping4 3 "$XF_R1_IP4B" -q
+		assert_output --partial "3 packets transmitted, 3 received"
+		assert_equal "$(ctr veth1 not_forwarded)" 3
+	}
+	each_hook per_hook
+}
+
 # loc6_bits: the 64 bucket bits of xf_rt_loc6's header (xfwd_bpf.h), as a
 # number: bucket b holds an address of r1's local table when bit b is set.
 loc6_bits() {

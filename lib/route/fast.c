@@ -180,6 +180,13 @@ static void rt_addr_add(int family, const uint8_t *addr, void *arg)
 	uint32_t w3, a;
 	int i;
 
+	/* 127/8 is never forwarded: both paths pass it as martian
+	 * (xf_ipv4_martian()), where the kernel drops it. In the tables it
+	 * would only take a slot and a bucket bit, and have traffic to it
+	 * counted as "not forwarded" where the common paths read the table
+	 * before that check. */
+	if (family == AF_INET && addr[0] == 127)
+		return;
 	memcpy(&w3, addr + (family == AF_INET ? 0 : 12), sizeof(w3));
 	l = &t->local[XF_RT_LOCAL_SLOT(w3)];
 	if (family == AF_INET && !l->v4 && w3)

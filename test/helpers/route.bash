@@ -90,10 +90,11 @@ mac() {
 	ip -n "$1" -j link show dev "$2" | jq -er '.[0].address'
 }
 
-# frames COUNT KIND...: test/fixtures/frames.py from h1 to h2 through r1.
+# frames COUNT KIND...: test/fixtures/frames.py from h1 to h2 through r1
+# (SRC4, DST4: other IPv4 addresses).
 frames() {
 	in_h1 /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/frames.py" veth0 \
-		"$(mac "$XF_NS_R1" veth1)" "${SRC4:-$XF_H1_IP4}" "$XF_H2_IP4" \
+		"$(mac "$XF_NS_R1" veth1)" "${SRC4:-$XF_H1_IP4}" "${DST4:-$XF_H2_IP4}" \
 		"$XF_H1_IP6" "$XF_H2_IP6" "$@"
 }
 
