@@ -493,15 +493,18 @@ DST9=2001:2:0:9::7
 	each_hook per_hook
 }
 
-# src4_bits: the 64 bucket bits of xf_rt_src4's header (xfwd_bpf.h), as a
-# number: bucket b (of 128) holds one of r1's IPv4 addresses when bit
-# b % 64 is set.
-src4_bits() {
+# header_bits MAP KEY A:B: the 64 bucket bits of MAP's header (its entry
+# KEY, bytes A to B of the value; xfwd_bpf.h), as a number.
+header_bits() {
 	local hex
-	hex=$(bpftool -j map lookup pinned "$(pin_dir)/route/xf_rt_src4" key 128 0 0 0 |
-		jq -r '.value[8:16] | reverse | map(ltrimstr("0x")) | join("")') || return
+	hex=$(bpftool -j map lookup pinned "$(pin_dir)/route/$1" key "$2" 0 0 0 |
+		jq -r ".value[$3] | reverse | map(ltrimstr(\"0x\")) | join(\"\")") || return
 	echo $((16#$hex))
 }
+
+# src4_bits: xf_rt_src4's; bucket b (of 128) holds one of r1's IPv4
+# addresses when bit b % 64 is set.
+src4_bits() { header_bits xf_rt_src4 128 8:16; }
 
 @test "IPv4 address table: 127.0.0.1 takes no bucket, and traffic to it is martian, as route get explains it" {
 	warm_up
@@ -527,14 +530,9 @@ src4_bits() {
 	each_hook per_hook
 }
 
-# loc6_bits: the 64 bucket bits of xf_rt_loc6's header (xfwd_bpf.h), as a
-# number: bucket b holds an address of r1's local table when bit b is set.
-loc6_bits() {
-	local hex
-	hex=$(bpftool -j map lookup pinned "$(pin_dir)/route/xf_rt_loc6" key 64 0 0 0 |
-		jq -r '.value[16:24] | reverse | map(ltrimstr("0x")) | join("")') || return
-	echo $((16#$hex))
-}
+# loc6_bits: xf_rt_loc6's; bucket b holds an address of r1's local table
+# when bit b is set.
+loc6_bits() { header_bits xf_rt_loc6 64 16:24; }
 
 @test "IPv6 local table by addresses: ::1 marks no bucket, so a destination ending in ::1 is answered from the header" {
 	local bits
