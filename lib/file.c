@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "file.h"
 
@@ -48,4 +51,23 @@ int xf_file_copy_atomic(const char *from, const char *to)
 	if (err)
 		unlink(tmp);
 	return err;
+}
+
+bool xf_file_is(const char *path, const void *buf, size_t len)
+{
+	bool same = false;
+	struct stat st;
+	char *got;
+	FILE *f;
+
+	if (stat(path, &st) || (size_t)st.st_size != len)
+		return false;
+	f = fopen(path, "re");
+	got = f ? malloc(len ?: 1) : NULL;
+	if (got && fread(got, 1, len, f) == len)
+		same = !memcmp(got, buf, len);
+	free(got);
+	if (f)
+		fclose(f);
+	return same;
 }

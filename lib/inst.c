@@ -17,6 +17,7 @@ static void inst_init(struct xf_inst *in, const struct xf_inst_desc *desc)
 	in->desc = desc;
 	in->created = false;
 	in->dir[0] = '\0';
+	in->obj = NULL;
 	for (i = 0; i < XF_INST_MAX; i++)
 		in->fd[i] = -1;
 }
@@ -86,12 +87,13 @@ int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc)
 	}
 	if (!err)
 		err = xf_pin_set(in->dir, names, desc->n, fds, in->fd);
-	bpf_object__close(obj);
 	if (err) {
+		bpf_object__close(obj);
 		fprintf(stderr, "Error: cannot pin %s in %s: %s.\n", desc->what, in->dir,
 			strerror(-err));
 		return err;
 	}
+	in->obj = obj;
 	in->created = true;
 	return 0;
 }
@@ -118,6 +120,8 @@ void xf_inst_close(struct xf_inst *in)
 			close(in->fd[i]);
 		in->fd[i] = -1;
 	}
+	bpf_object__close(in->obj);
+	in->obj = NULL;
 }
 
 void xf_inst_remove(struct xf_inst *in)

@@ -38,6 +38,10 @@ struct xf_inst {
 	int fd[XF_INST_MAX];
 	bool created;			/* by this command: removed again on failure */
 	char dir[XF_INST_PATH];
+	/* The loaded object, when created by this command (else NULL):
+	 * open until xf_inst_close(), for what can use its programs'
+	 * final instructions (route's chain member). */
+	struct bpf_object *obj;
 };
 
 /* Open the namespace's pinned instance of desc. 0, -ENOENT when there is

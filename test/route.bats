@@ -681,6 +681,43 @@ malformed() {
 	assert_equal "$stderr" "Error: veth2 is not in the forwarding set."
 }
 
+# loads PROG: how many times the command traced into $BATS_TEST_TMPDIR/st
+# loaded a program named PROG.
+loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || true; }
+
+# The kernel verifies route's program once per command: each interface's
+# chain takes its instructions from the instance the command loaded, or,
+# where the instance was there already, from one copy shared by all. A
+# new member's counters start from 0 in a slot another left.
+@test "hook xdp: route's program is loaded once per command, however many interfaces" {
+	local dev
+	warm_up
+	xdp_ready
+	strace -f -qq -e trace=bpf -o "$BATS_TEST_TMPDIR/st" \
+		xfwd -n "$XF_NS_R1" route attach dev veth1 dev veth2 hook xdp
+	assert_equal "$(loads xf_route_xdp)" 1
+	assert_equal "$(loads xf_chain)" 2
+	run -0 ping4 5 "$XF_H2_IP4" -q
+	assert_equal "$(ctr veth1 forwarded)" 5
+	assert_equal "$(ctr veth2 forwarded)" 5
+	# With the instance there (veth2 keeps it), one copy for both chains.
+	run -0 xr route detach dev veth1
+	ip -n "$XF_NS_R1" link add veth3 type veth peer name veth4
+	ip -n "$XF_NS_R1" link add veth5 type veth peer name veth6
+	for dev in veth4 veth6; do
+		in_r1 ethtool -K "$dev" tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
+	done
+	strace -f -qq -e trace=bpf -o "$BATS_TEST_TMPDIR/st" \
+		xfwd -n "$XF_NS_R1" route attach dev veth3 dev veth5 hook xdp
+	assert_equal "$(loads xf_route_xdp)" 1
+	assert_equal "$(loads xf_chain)" 2
+	run -0 xr -j route show
+	run -0 jq -r '[.interfaces[] | "\(.dev):\(.hook)"] | join(" ")' <<<"$output"
+	assert_output "veth2:xdp veth3:xdp veth5:xdp"
+	# veth3 took the slot veth1 left, whose counters start again from 0.
+	assert_equal "$(ctr veth3 forwarded)" 0
+}
+
 @test "detach all clears pins whose interface has gone" {
 	local ifindex
 	ip -n "$XF_NS_R1" link add veth3 type veth peer name veth4

@@ -325,6 +325,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 	had_maps = dm.maps[0] || !access(dir, F_OK);
 	if (c.cnt_fd >= 0)
 		counters_clear_slot(c.cnt_fd, dm.slot);
+	c.keep = a->keep;
 	err = chain_commit(&c, &d);
 	if (err) {
 		unlink(dst);

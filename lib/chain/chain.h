@@ -11,6 +11,8 @@
 #include "xbpf.h"
 
 struct xf_nl;
+struct bpf_object;
+struct bpf_program;
 
 /* Members in one chain: the documented limit. */
 #define XF_CHAIN_MAX 32
@@ -86,6 +88,7 @@ struct xf_chain_add {
 	uint32_t prio;
 	const char *maps;		/* see xf_chain_desc_member.maps */
 	uint32_t xdp_flags;		/* XDP_FLAGS_*_MODE when the chain is new */
+	struct xf_chain_keep *keep;	/* see struct xf_chain_keep; NULL: none */
 };
 
 /*
@@ -197,6 +200,25 @@ struct xf_chain_rules {
 	const char *target[XF_V_N];
 };
 int xf_chain_arrange(struct xf_nl *nl, const char *dev, const struct xf_chain_rules *r, int n);
+/* A builtin member's loaded object, kept for the length of one command:
+ * each chain it builds with that member (route on two interfaces) takes
+ * the member's instructions from here instead of loading a copy of its
+ * own, which costs as much as the chain's own load. Only a member whose
+ * object file holds exactly elf's bytes uses it. The caller sets member,
+ * prog, elf and size, and may lend an object it loaded from those bytes
+ * with the member's maps (obj, prog_p, borrowed: the route instance);
+ * else the first build loads one. xf_chain_keep_close() at the end. */
+struct xf_chain_keep {
+	const char *member;
+	const char *prog;
+	const void *elf;
+	size_t size;
+	struct bpf_object *obj;
+	struct bpf_program *prog_p;
+	bool borrowed;			/* obj is the caller's: not closed here */
+};
+void xf_chain_keep_close(struct xf_chain_keep *k);
+
 /* One of xfwd's own XDP programs as a chain member. */
 struct xf_chain_builtin {
 	const char *name;		/* member name: "route", "redirect" */
@@ -204,6 +226,7 @@ struct xf_chain_builtin {
 	uint32_t prio;			/* run priority */
 	const char *maps;		/* its maps' directory in the namespace */
 	uint32_t xdp_flags;		/* XDP_FLAGS_*_MODE for a new chain */
+	struct xf_chain_keep *keep;	/* NULL: a copy of its own */
 };
 /* Add the builtin member, whose object is elf (size bytes, e.g. a
  * skeleton's), to dev's chain. The chain link's fd (the caller closes it),

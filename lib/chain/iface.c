@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "chain/chain.h"
 #include "elf_check.h"
+#include "file.h"
 #include "xbpf.h"
 
 void chain_if_close(struct chain_if *c)
@@ -234,10 +235,28 @@ err:
 	return NULL;
 }
 
+/* Whether member dm takes its instructions from k: its name and program,
+ * and its object file holds k's bytes (a copy left by another xfwd may
+ * not). */
+static bool chain_keep_fits(const struct xf_chain_keep *k, const struct xf_chain_desc_member *dm,
+			    const char *path)
+{
+	return k && !strcmp(dm->name, k->member) && !strcmp(dm->prog, k->prog) &&
+	       xf_file_is(path, k->elf, k->size);
+}
+
+void xf_chain_keep_close(struct xf_chain_keep *k)
+{
+	if (!k->borrowed)
+		bpf_object__close(k->obj);
+	k->obj = NULL;
+	k->prog_p = NULL;
+}
+
 int chain_build(const struct chain_if *c, const struct xf_chain_desc *d, int cnt_fd,
 		int timed_fd, char *msg, size_t len)
 {
-	struct bpf_object *objs[XF_CHAIN_MAX] = { 0 };
+	struct bpf_object *objs[XF_CHAIN_MAX] = { 0 }, *obj;
 	struct xf_chain_member m[XF_CHAIN_MAX];
 	struct bpf_program *prog;
 	char path[CHAIN_PATH_LEN + 32];
@@ -263,11 +282,22 @@ int chain_build(const struct chain_if *c, const struct xf_chain_desc *d, int cnt
 		}
 		m[i].slot = dm->slot;
 		chain_obj_path(c, dm->name, path, sizeof(path));
-		objs[i] = chain_member_open(c, path, dm, &prog, msg, len);
-		if (!objs[i])
-			goto out;
+		if (chain_keep_fits(c->keep, dm, path)) {
+			if (!c->keep->obj) {
+				c->keep->obj = chain_member_open(c, path, dm, &c->keep->prog_p,
+								 msg, len);
+				if (!c->keep->obj)
+					goto out;
+			}
+			obj = c->keep->obj;
+			prog = c->keep->prog_p;
+		} else {
+			obj = objs[i] = chain_member_open(c, path, dm, &prog, msg, len);
+			if (!obj)
+				goto out;
+		}
 		xf_chain_member_from_prog(&m[i], dm->name, prog);
-		if (xf_chain_member_kfuncs(&m[i], objs[i], msg, len))
+		if (xf_chain_member_kfuncs(&m[i], obj, msg, len))
 			goto out;
 	}
 	/* A cycle or a dangling goto is the user's to fix: a usage error. */

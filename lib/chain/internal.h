@@ -25,6 +25,7 @@ struct chain_if {
 	uint32_t xdp_flags;		/* for a new chain's link */
 	struct xf_chain_desc d;		/* as it is now (n = 0 when there is none) */
 	bool remains;			/* pins of a chain that is not whole */
+	struct xf_chain_keep *keep;	/* a builtin's object for this command */
 };
 
 /* Open dev's chain, or an empty one. A foreign XDP program is refused. */

@@ -352,7 +352,7 @@ int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_built
 {
 	struct xf_chain_add a = {
 		.prog = b->prog, .name = b->name, .has_prio = true, .prio = b->prio,
-		.maps = b->maps, .xdp_flags = b->xdp_flags,
+		.maps = b->maps, .xdp_flags = b->xdp_flags, .keep = b->keep,
 	};
 	struct chain_if c;
 	struct xf_link l;

@@ -114,22 +114,6 @@ static int rt_free_slot(struct xf_inst *in, uint32_t *slot)
 	return -ENOSPC;
 }
 
-/* Zero a slot's counters so that a new member starts from nothing. */
-static void rt_clear_slot(struct xf_inst *in, uint32_t slot)
-{
-	struct xf_route_stat *zero;
-	uint32_t r, key;
-
-	zero = calloc(xf_ncpus(), sizeof(*zero));
-	if (!zero)
-		return;
-	for (r = 0; r < XF_RR_MAX; r++) {
-		key = XF_RT_STATS_KEY(slot, r);
-		bpf_map_update_elem(in->fd[RT_MAP_STATS], &key, zero, BPF_ANY);
-	}
-	free(zero);
-}
-
 /* hook tc: the link on d's carrier, made for d or, when a member (an
  * earlier device of this command too) already runs one there, the same
  * link pinned once more for d. 0/-errno, with its Error line. */
@@ -156,7 +140,8 @@ static int rt_attach_tc(struct xf_inst *in, struct rt_dev *d)
 }
 
 static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
-			 const struct xf_route_attach_opts *o, bool auto_hook)
+			 const struct xf_route_attach_opts *o, bool auto_hook,
+			 struct xf_chain_keep *keep)
 {
 	struct xf_route_ifcfg cfg = { 0 };
 	uint32_t key = d->l.ifindex;
@@ -180,10 +165,9 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		    (rt_xdp_xmit_ok(tx, xf_xdp_features_reported()) ? XF_RTIF_XDP_XMIT : 0);
 	rt_family_flags(&cfg.flags);
 	memcpy(cfg.mac, d->l.addr, sizeof(cfg.mac));
-	rt_clear_slot(in, cfg.slot);
 	/* rt_resolve() found no link pin: an entry already there is the
 	 * remains of a killed command, and is replaced. */
-	if (rt_ifcfg_put(in, key, &cfg, BPF_ANY))
+	if (rt_slot_zero(in, cfg.slot) || rt_ifcfg_put(in, key, &cfg, BPF_ANY))
 		goto fail;
 	d->cfg_done = true;
 	/* Only members that can take XDP frames go in the device map: the
@@ -207,7 +191,7 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		 * parent, or a sibling's): the same link pinned once more. */
 		fd = rt_carrier_link(d->carrier);
 		if (fd < 0) {
-			fd = rt_chain_join(nl, d->cl.name, d->xdp_flags, o->flowtable);
+			fd = rt_chain_join(nl, d->cl.name, d->xdp_flags, o->flowtable, keep);
 			if (fd < 0)
 				return fd;
 			d->chain_done = true;
@@ -360,6 +344,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		    const struct xf_route_attach_opts *o)
 {
 	struct rt_dev d[RT_MAX_DEVS];
+	struct xf_chain_keep keep;
 	struct xf_inst in;
 	const char *why;
 	int i, j, err;
@@ -411,8 +396,9 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	err = xf_inst_get(&in, &rt_inst_desc);
 	if (err)
 		return err;
+	rt_chain_keep(&keep, &in);
 	for (i = 0; i < n; i++) {
-		err = rt_attach_one(nl, &in, &d[i], o, o->hook == XF_HOOK_AUTO);
+		err = rt_attach_one(nl, &in, &d[i], o, o->hook == XF_HOOK_AUTO, &keep);
 		if (err)
 			break;
 	}
@@ -428,6 +414,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		if (in.created)
 			xf_inst_remove(&in);
 	}
+	xf_chain_keep_close(&keep);
 	xf_inst_close(&in);
 	return err;
 }

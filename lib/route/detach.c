@@ -169,7 +169,7 @@ static void rt_undetach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone
 			g->link_fd = -1;
 		}
 		fd = rt_chain_join(nl, g->cname, g->xdp_flags,
-				   g->has_cfg && (g->cfg.flags & XF_RTIF_FLOWTABLE));
+				   g->has_cfg && (g->cfg.flags & XF_RTIF_FLOWTABLE), NULL);
 	} else if (g->xdp && g->carrier != g->ifindex) {
 		/* A sibling put the carrier's chain back first: its link. */
 		int cfd = rt_carrier_link(g->carrier);

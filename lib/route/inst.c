@@ -58,6 +58,24 @@ const void *rt_elf(size_t *size)
 	return p.yes ? route_kctx_bpf__elf_bytes(size) : route_bpf__elf_bytes(size);
 }
 
+int rt_slot_zero(struct xf_inst *in, uint32_t slot)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bo, .elem_flags = BPF_ANY);
+	uint32_t keys[XF_RR_MAX], r, n = XF_RR_MAX;
+	struct xf_route_stat *zero;
+	int err = 0;
+
+	zero = calloc((size_t)xf_ncpus() * XF_RR_MAX, sizeof(*zero));
+	if (!zero)
+		return -ENOMEM;
+	for (r = 0; r < XF_RR_MAX; r++)
+		keys[r] = XF_RT_STATS_KEY(slot, r);
+	if (bpf_map_update_batch(in->fd[RT_MAP_STATS], keys, zero, &n, &bo))
+		err = -errno;
+	free(zero);
+	return err;
+}
+
 int rt_link_pin_path(char *buf, size_t len, int ifindex)
 {
 	return xf_pin_path(buf, len, ifindex, "route");
@@ -227,19 +245,36 @@ bool rt_accept_local(int ifindex)
 /* hook xdp: route joins the interface's XDP chain as the member "route",
  * last by priority, so filters added to the chain run before it. The
  * chain's link is pinned a second time as the interface's route link. */
-int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable)
+int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable,
+		  struct xf_chain_keep *keep)
 {
 	/* lookup flowtable's program shares the maps: it joins the same way,
 	 * from its own object. */
 	const struct xf_chain_builtin b = {
 		.name = "route", .prog = flowtable ? "xf_route_flow" : "xf_route_xdp",
 		.prio = XF_ROUTE_CHAIN_PRIO, .maps = "route", .xdp_flags = xdp_flags,
+		.keep = flowtable ? NULL : keep,
 	};
 	const void *elf;
 	size_t size;
 
 	elf = flowtable ? route_flow_bpf__elf_bytes(&size) : rt_elf(&size);
 	return xf_chain_join(nl, dev, &b, elf, size);
+}
+
+void rt_chain_keep(struct xf_chain_keep *k, const struct xf_inst *in)
+{
+	memset(k, 0, sizeof(*k));
+	k->member = "route";
+	k->prog = "xf_route_xdp";
+	k->elf = rt_elf(&k->size);
+	if (in->obj) {
+		k->obj = in->obj;
+		k->prog_p = bpf_object__find_program_by_name(in->obj, k->prog);
+		k->borrowed = true;
+		if (!k->prog_p)
+			k->obj = NULL;
+	}
 }
 
 int rt_check_flowtable(void)

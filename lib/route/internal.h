@@ -11,6 +11,7 @@
 #include "inst.h"
 #include "route/route.h"
 
+struct xf_chain_keep;
 struct xf_link;
 
 #define RT_PATH_MAX 256
@@ -42,7 +43,14 @@ bool rt_xdp_xmit_ok(int ifindex, bool reported);
 /* Join dev's XDP chain as the member "route" (a new chain in xdp_flags'
  * mode), running xf_route_flow (route_flow.bpf.c) when flowtable, else
  * xf_route_xdp: the chain's link fd, or -errno. */
-int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable);
+/* Zero the counters of a member's slot: every reason's, on every CPU, in
+ * one call (a new member starts from nothing; stats reset). 0/-errno. */
+int rt_slot_zero(struct xf_inst *in, uint32_t slot);
+int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable,
+		  struct xf_chain_keep *keep);
+/* The route member's object for one command's chain builds: in's own when
+ * this command created the instance. xf_chain_keep_close() at the end. */
+void rt_chain_keep(struct xf_chain_keep *k, const struct xf_inst *in);
 /* lookup flowtable: refuse (Error line, -EOPNOTSUPP) where the kernel
  * cannot run it. */
 int rt_check_flowtable(void);

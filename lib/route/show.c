@@ -194,7 +194,7 @@ void xf_route_nf_warn(struct xf_nl *nl)
 int xf_route_stats_reset(int ifindex)
 {
 	struct xf_route_ifcfg cfg;
-	uint32_t key = ifindex, r, k;
+	uint32_t key = ifindex;
 	struct xf_inst in;
 	int err;
 
@@ -205,10 +205,7 @@ int xf_route_stats_reset(int ifindex)
 		err = -errno;
 		goto out;
 	}
-	for (r = 0; r < XF_RR_MAX && !err; r++) {
-		k = XF_RT_STATS_KEY(cfg.slot, r);
-		err = xf_percpu_zero(in.fd[RT_MAP_STATS], &k, 2);
-	}
+	err = rt_slot_zero(&in, cfg.slot);
 out:
 	xf_inst_close(&in);
 	return err;
