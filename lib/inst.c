@@ -17,7 +17,6 @@ static void inst_init(struct xf_inst *in, const struct xf_inst_desc *desc)
 	in->desc = desc;
 	in->created = false;
 	in->dir[0] = '\0';
-	in->obj = NULL;
 	for (i = 0; i < XF_INST_MAX; i++)
 		in->fd[i] = -1;
 }
@@ -49,6 +48,24 @@ static int inst_obj_fd(struct bpf_object *obj, const struct xf_inst_obj *o)
 	return m ? bpf_map__fd(m) : -ENOENT;
 }
 
+/* Only the programs the set pins are loaded: the others (route's XDP
+ * program, which chains load themselves) would cost the verifier's time
+ * for nothing. */
+static void inst_autoload(struct bpf_object *obj, const struct xf_inst_desc *desc)
+{
+	struct bpf_program *p;
+	bool pinned;
+	int i;
+
+	bpf_object__for_each_program(p, obj) {
+		pinned = false;
+		for (i = 0; i < desc->n && !pinned; i++)
+			pinned = desc->objs[i].prog && !strcmp(desc->objs[i].prog,
+							      bpf_program__name(p));
+		bpf_program__set_autoload(p, pinned);
+	}
+}
+
 int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc)
 {
 	const char *names[XF_INST_MAX];
@@ -72,6 +89,8 @@ int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc)
 	}
 	elf = desc->elf(&size);
 	obj = bpf_object__open_mem(elf, size, &oo);
+	if (obj)
+		inst_autoload(obj, desc);
 	err = obj ? bpf_object__load(obj) : -errno;
 	if (err) {
 		bpf_object__close(obj);
@@ -87,13 +106,12 @@ int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc)
 	}
 	if (!err)
 		err = xf_pin_set(in->dir, names, desc->n, fds, in->fd);
+	bpf_object__close(obj);
 	if (err) {
-		bpf_object__close(obj);
 		fprintf(stderr, "Error: cannot pin %s in %s: %s.\n", desc->what, in->dir,
 			strerror(-err));
 		return err;
 	}
-	in->obj = obj;
 	in->created = true;
 	return 0;
 }
@@ -120,8 +138,6 @@ void xf_inst_close(struct xf_inst *in)
 			close(in->fd[i]);
 		in->fd[i] = -1;
 	}
-	bpf_object__close(in->obj);
-	in->obj = NULL;
 }
 
 void xf_inst_remove(struct xf_inst *in)

@@ -38,18 +38,14 @@ struct xf_inst {
 	int fd[XF_INST_MAX];
 	bool created;			/* by this command: removed again on failure */
 	char dir[XF_INST_PATH];
-	/* The loaded object, when created by this command (else NULL):
-	 * open until xf_inst_close(), for what can use its programs'
-	 * final instructions (route's chain member). */
-	struct bpf_object *obj;
 };
 
 /* Open the namespace's pinned instance of desc. 0, -ENOENT when there is
  * none (a part of one, left by a killed command, is removed and reads as
  * none) or -errno. Prints nothing. */
 int xf_inst_open(struct xf_inst *in, const struct xf_inst_desc *desc);
-/* Load desc's object and pin its set, all or none (bpffs is mounted if
- * need be). Sets in->created. Prints its own Error. 0/-errno. */
+/* Load desc's object (the programs its set names) and pin its set, all or
+ * none (bpffs is mounted if need be). Sets in->created. Prints its own Error. 0/-errno. */
 int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc);
 /* Open, else create when there is none. Prints its own Error. */
 int xf_inst_get(struct xf_inst *in, const struct xf_inst_desc *desc);

@@ -685,12 +685,20 @@ malformed() {
 # loaded a program named PROG.
 loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || true; }
 
-# The kernel verifies route's program once per command: each interface's
-# chain takes its instructions from the instance the command loaded, or,
-# where the instance was there already, from one copy shared by all. A
-# new member's counters start from 0 in a slot another left.
-@test "hook xdp: route's program is loaded once per command, however many interfaces" {
+# The kernel verifies route's XDP program once per command: the first
+# chain the command builds loads it, the others take its instructions
+# from there (they loaded a copy each, and the instance a third one that
+# nothing ran). Hook tc loads no XDP program. A new member's counters
+# start from 0 in a slot another left.
+@test "route's programs are loaded once per command, however many interfaces" {
 	local dev
+	if ! no_tcx tc; then
+		strace -f -qq -e trace=bpf -o "$BATS_TEST_TMPDIR/st" \
+			xfwd -n "$XF_NS_R1" route attach dev veth1 dev veth2 hook tc
+		assert_equal "$(loads xf_route_tc)" 1
+		assert_equal "$(loads xf_route_xdp)" 0
+		run -0 xr route detach all
+	fi
 	warm_up
 	xdp_ready
 	strace -f -qq -e trace=bpf -o "$BATS_TEST_TMPDIR/st" \

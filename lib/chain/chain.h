@@ -201,21 +201,19 @@ struct xf_chain_rules {
 };
 int xf_chain_arrange(struct xf_nl *nl, const char *dev, const struct xf_chain_rules *r, int n);
 /* A builtin member's loaded object, kept for the length of one command:
- * each chain it builds with that member (route on two interfaces) takes
- * the member's instructions from here instead of loading a copy of its
- * own, which costs as much as the chain's own load. Only a member whose
- * object file holds exactly elf's bytes uses it. The caller sets member,
- * prog, elf and size, and may lend an object it loaded from those bytes
- * with the member's maps (obj, prog_p, borrowed: the route instance);
- * else the first build loads one. xf_chain_keep_close() at the end. */
+ * the first chain it builds with that member loads it, and the others
+ * (route on two interfaces) take the member's instructions from there
+ * instead of loading a copy each, which costs as much as the chain's own
+ * load. Only a member whose object file holds exactly elf's bytes uses
+ * it. The caller zeroes it, sets member, prog, elf and size, and calls
+ * xf_chain_keep_close() at the end. */
 struct xf_chain_keep {
 	const char *member;
 	const char *prog;
 	const void *elf;
 	size_t size;
-	struct bpf_object *obj;
+	struct bpf_object *obj;		/* loaded by the first build */
 	struct bpf_program *prog_p;
-	bool borrowed;			/* obj is the caller's: not closed here */
 };
 void xf_chain_keep_close(struct xf_chain_keep *k);
 

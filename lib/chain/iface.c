@@ -247,8 +247,7 @@ static bool chain_keep_fits(const struct xf_chain_keep *k, const struct xf_chain
 
 void xf_chain_keep_close(struct xf_chain_keep *k)
 {
-	if (!k->borrowed)
-		bpf_object__close(k->obj);
+	bpf_object__close(k->obj);
 	k->obj = NULL;
 	k->prog_p = NULL;
 }

@@ -396,7 +396,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	err = xf_inst_get(&in, &rt_inst_desc);
 	if (err)
 		return err;
-	rt_chain_keep(&keep, &in);
+	rt_chain_keep(&keep);
 	for (i = 0; i < n; i++) {
 		err = rt_attach_one(nl, &in, &d[i], o, o->hook == XF_HOOK_AUTO, &keep);
 		if (err)

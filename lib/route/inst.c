@@ -27,9 +27,10 @@
 #include "route_flow.skel.h"
 
 /* Maps are pinned under their own names: the chain layer finds them that
- * way when route is a member of an interface's XDP chain. */
+ * way when route is a member of an interface's XDP chain. xf_route_xdp
+ * runs only in chains, which load it themselves: the instance has no copy
+ * of it. */
 static const struct xf_inst_obj rt_objs[RT_NFDS] = {
-	[RT_PROG_XDP] = { "prog_xdp", "xf_route_xdp" },
 	[RT_PROG_TC] = { "prog_tc", "xf_route_tc" },
 	[RT_MAP_TX] = { .pin = "xf_tx_ports" },
 	[RT_MAP_IFCFG] = { .pin = "xf_rt_ifcfg" },
@@ -262,19 +263,12 @@ int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool fl
 	return xf_chain_join(nl, dev, &b, elf, size);
 }
 
-void rt_chain_keep(struct xf_chain_keep *k, const struct xf_inst *in)
+void rt_chain_keep(struct xf_chain_keep *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->member = "route";
 	k->prog = "xf_route_xdp";
 	k->elf = rt_elf(&k->size);
-	if (in->obj) {
-		k->obj = in->obj;
-		k->prog_p = bpf_object__find_program_by_name(in->obj, k->prog);
-		k->borrowed = true;
-		if (!k->prog_p)
-			k->obj = NULL;
-	}
 }
 
 int rt_check_flowtable(void)

@@ -20,7 +20,7 @@ struct xf_link;
 #define RT_MAX_DEVS 64
 
 /* The instance's programs and maps: fd[] of its struct xf_inst. */
-enum { RT_PROG_XDP, RT_PROG_TC, RT_MAP_TX, RT_MAP_IFCFG, RT_MAP_STATS, RT_MAP_TRACE,
+enum { RT_PROG_TC, RT_MAP_TX, RT_MAP_IFCFG, RT_MAP_STATS, RT_MAP_TRACE,
        RT_MAP_LOCAL, RT_MAP_IFC, RT_PROG_GENID, RT_MAP_SRC4, RT_MAP_VLAN,
        RT_MAP_LOC6, RT_MAP_VLC, RT_NFDS };
 
@@ -48,9 +48,9 @@ bool rt_xdp_xmit_ok(int ifindex, bool reported);
 int rt_slot_zero(struct xf_inst *in, uint32_t slot);
 int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable,
 		  struct xf_chain_keep *keep);
-/* The route member's object for one command's chain builds: in's own when
- * this command created the instance. xf_chain_keep_close() at the end. */
-void rt_chain_keep(struct xf_chain_keep *k, const struct xf_inst *in);
+/* The route member's object for one command's chain builds, loaded by the
+ * first of them. xf_chain_keep_close() at the end. */
+void rt_chain_keep(struct xf_chain_keep *k);
 /* lookup flowtable: refuse (Error line, -EOPNOTSUPP) where the kernel
  * cannot run it. */
 int rt_check_flowtable(void);
