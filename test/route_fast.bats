@@ -670,6 +670,9 @@ delivered_to_r1() {
 	assert_equal "$(ctr veth1 forwarded)" 3
 }
 
+# Every IPv6 frame from h1 is passed for its family, so h1's own chatter
+# of its first seconds (MLD reports, router solicitations) may count
+# beside the echo requests.
 @test "IPv6 on tc and xdp, the common paths: an interface attached family inet passes IPv6 (family)" {
 	warm_up
 	h1_pins_r1
@@ -677,7 +680,7 @@ delivered_to_r1() {
 		local hook=$1
 		run -0 ping6 3 "$XF_H2_IP6" -q
 		assert_output --partial "3 packets transmitted, 3 received"
-		assert_equal "$hook $(ctr veth1 family)" "$hook 3"
+		(($(ctr veth1 family) >= 3)) || fail "$hook: family $(ctr veth1 family), not 3 or more"
 		assert_equal "$(ctr veth1 forwarded)" 0
 	}
 	each_hook per_hook family inet
