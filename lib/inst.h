@@ -45,7 +45,8 @@ struct xf_inst {
  * none) or -errno. Prints nothing. */
 int xf_inst_open(struct xf_inst *in, const struct xf_inst_desc *desc);
 /* Load desc's object (the programs its set names) and pin its set, all or
- * none (bpffs is mounted if need be). Sets in->created. Prints its own Error. 0/-errno. */
+ * none (bpffs is mounted if need be). Sets in->created. Prints its own
+ * Error. 0/-errno. */
 int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc);
 /* Open, else create when there is none. Prints its own Error. */
 int xf_inst_get(struct xf_inst *in, const struct xf_inst_desc *desc);

@@ -205,8 +205,8 @@ int xf_chain_arrange(struct xf_nl *nl, const char *dev, const struct xf_chain_ru
  * (route on two interfaces) take the member's instructions from there
  * instead of loading a copy each, which costs as much as the chain's own
  * load. Only a member whose object file holds exactly elf's bytes uses
- * it. The caller zeroes it, sets member, prog, elf and size, and calls
- * xf_chain_keep_close() at the end. */
+ * it. The caller zeroes it, sets member and prog (and elf and size before
+ * the first build), and calls xf_chain_keep_close() at the end. */
 struct xf_chain_keep {
 	const char *member;
 	const char *prog;

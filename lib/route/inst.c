@@ -259,7 +259,17 @@ int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool fl
 	const void *elf;
 	size_t size;
 
-	elf = flowtable ? route_flow_bpf__elf_bytes(&size) : rt_elf(&size);
+	if (flowtable) {
+		elf = route_flow_bpf__elf_bytes(&size);
+	} else if (keep) {
+		/* Chosen once per command, where a chain is joined at all. */
+		if (!keep->elf)
+			keep->elf = rt_elf(&keep->size);
+		elf = keep->elf;
+		size = keep->size;
+	} else {
+		elf = rt_elf(&size);
+	}
 	return xf_chain_join(nl, dev, &b, elf, size);
 }
 
@@ -268,7 +278,6 @@ void rt_chain_keep(struct xf_chain_keep *k)
 	memset(k, 0, sizeof(*k));
 	k->member = "route";
 	k->prog = "xf_route_xdp";
-	k->elf = rt_elf(&k->size);
 }
 
 int rt_check_flowtable(void)

@@ -40,16 +40,18 @@ uint64_t rt_xdp_features(int ifindex);
 /* Whether frames redirected by XDP into ifindex are delivered, not dropped;
  * reported is xf_xdp_features_reported(). */
 bool rt_xdp_xmit_ok(int ifindex, bool reported);
-/* Join dev's XDP chain as the member "route" (a new chain in xdp_flags'
- * mode), running xf_route_flow (route_flow.bpf.c) when flowtable, else
- * xf_route_xdp: the chain's link fd, or -errno. */
 /* Zero the counters of a member's slot: every reason's, on every CPU, in
  * one call (a new member starts from nothing; stats reset). 0/-errno. */
 int rt_slot_zero(struct xf_inst *in, uint32_t slot);
+/* Join dev's XDP chain as the member "route" (a new chain in xdp_flags'
+ * mode), running xf_route_flow (route_flow.bpf.c) when flowtable, else
+ * xf_route_xdp: the chain's link fd, or -errno. keep (or NULL) shares
+ * xf_route_xdp's object, and its bytes, with the command's other joins. */
 int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable,
 		  struct xf_chain_keep *keep);
 /* The route member's object for one command's chain builds, loaded by the
- * first of them. xf_chain_keep_close() at the end. */
+ * first of them (its bytes chosen by the first rt_chain_join()).
+ * xf_chain_keep_close() at the end. */
 void rt_chain_keep(struct xf_chain_keep *k);
 /* lookup flowtable: refuse (Error line, -EOPNOTSUPP) where the kernel
  * cannot run it. */
