@@ -16,20 +16,6 @@ suite_setup() {
 	ping6 1 "$XF_H2_IP6" -q >/dev/null
 }
 
-# The programs xfwd's show reports on r1 equal those the kernel runs there.
-consistent() {
-	local shown kern
-	shown=$(printf 'route show\nchain show\nredirect show\n' | xt -j -b - |
-		jq -sc '[.[0].interfaces[].prog_id, .[1].interfaces[].prog_id,
-			 .[2].rules[].prog_id] | map(select(. != null)) | unique') || return
-	kern=$(ip netns exec "$XF_NS_R1" bpftool -j net show |
-		jq -c '[.[0].xdp[].id, .[0].tc[].prog_id] | unique') || return
-	[[ $shown == "$kern" ]] || {
-		echo "show says $shown, the kernel runs $kern" >&2
-		return 1
-	}
-}
-
 # calls CMD...: how many kernel calls CMD makes (it is run).
 calls() {
 	local out

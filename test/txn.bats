@@ -22,6 +22,30 @@ load helpers/reliability
 	[[ $stderr =~ fault:\ [1-9][0-9]*\ kernel\ calls ]]
 }
 
+@test "the state helpers see programs that xfwd did not attach, and their removal" {
+	local before
+	before=$(snap)
+	no_hooks veth1 veth2
+	consistent
+	run ! no_hooks veth1 nosuch0
+	ip -n "$XF_NS_R1" link set dev veth2 xdpdrv obj "$PROGS/pass.bpf.o" sec xdp
+	run ! no_hooks veth2
+	no_hooks veth1
+	run ! consistent
+	assert_output --partial "the kernel runs"
+	[[ $(snap) != "$before" ]]
+	ip -n "$XF_NS_R1" link set dev veth2 xdpdrv off
+	assert_equal "$(snap)" "$before"
+	tc -n "$XF_NS_R1" qdisc add dev veth1 clsact
+	tc -n "$XF_NS_R1" filter add dev veth1 ingress bpf da obj "$PROGS/tc_only.bpf.o" sec tc
+	run ! no_hooks veth1
+	no_hooks veth2
+	run ! consistent
+	[[ $(snap) != "$before" ]]
+	tc -n "$XF_NS_R1" qdisc del dev veth1 clsact
+	assert_equal "$(snap)" "$before"
+}
+
 @test "route attach of two devices, hook tc: every step rolls back" {
 	fault_loop "route detach all" -- route attach dev veth1 dev veth2 hook tc
 	((FAULTS > 20))

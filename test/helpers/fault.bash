@@ -42,20 +42,32 @@ _SED_CTRS='s/"(aborted|drop|pass|tx|redirect|other|packets|bytes|forwarded|forwa
 # ... and without what changes whenever an object is made again.
 _SED_IDS='s/"[a-z_]*id":[0-9]+,?//g; s/,}/}/g'
 
+# _shows [SED]: xfwd's route, chain and redirect show -j in r1, without
+# counters (and SED's edits). Here-strings, not printf pipes: the state
+# functions run after every injected fault, and each process they start
+# costs about as much as what it does.
+_shows() {
+	xt -j -b - <<<$'route show\nchain show\nredirect show' | sed -E "$_SED_CTRS${1:+; $1}"
+}
+
 # snap: r1's state, one text a diff can compare: xfwd's view, the kernel's
 # (links with their XDP program ids, bpftool net with tcx program ids, tc),
-# the pin tree and the object copies. Ids are kept: a command that failed
-# must not have replaced anything.
+# the pin tree and the object copies with their checksums. Ids are kept: a
+# command that failed must not have replaced anything.
 snap() {
-	printf 'route show\nchain show\nredirect show\n' | xt -j -b - | sed -E "$_SED_CTRS"
+	_shows
 	ip -n "$XF_NS_R1" -d link show
 	ip netns exec "$XF_NS_R1" bpftool net show
-	printf '%s\n' "qdisc show dev veth1" "filter show dev veth1 ingress" \
-		"filter show dev veth1 egress" "qdisc show dev veth2" \
-		"filter show dev veth2 ingress" "filter show dev veth2 egress" |
-		tc -n "$XF_NS_R1" -b -
-	find "$PIN_DIR" "$RUN_DIR" -printf '%p %y %m %s\n' 2>/dev/null | sort
-	[[ ! -d $RUN_DIR ]] || find "$RUN_DIR" -type f -exec md5sum {} + | sort
+	tc -n "$XF_NS_R1" -b - <<-EOT
+		qdisc show dev veth1
+		filter show dev veth1 ingress
+		filter show dev veth1 egress
+		qdisc show dev veth2
+		filter show dev veth2 ingress
+		filter show dev veth2 egress
+	EOT
+	find "$PIN_DIR" "$RUN_DIR" -printf '%p %y %m %s\n' \
+		\( -type f -path "$RUN_DIR/*" -exec md5sum {} + \) 2>/dev/null | sort
 }
 
 # snap_rebuilt: snap with the kernel's ids left out, for a command whose
@@ -67,10 +79,30 @@ snap_rebuilt() {
 
 # The same without ids: for comparing two runs that both succeeded.
 snap_norm() {
-	printf 'route show\nchain show\nredirect show\n' | xt -j -b - |
-		sed -E "$_SED_CTRS; $_SED_IDS"
-	(cd "$PIN_DIR" 2>/dev/null && find . | sort) || true
-	(cd "$RUN_DIR" 2>/dev/null && find . | sort) || true
+	_shows "$_SED_IDS"
+	# Relative paths: concurrency.bats compares two namespaces' trees.
+	{
+		find "$PIN_DIR" -printf 'pin %P\n' 2>/dev/null
+		find "$RUN_DIR" -printf 'run %P\n' 2>/dev/null
+	} | sort
+}
+
+# The programs xfwd's show reports on r1 equal those the kernel runs there.
+# One jq for both sides: it costs more to start than to run.
+consistent() {
+	local r
+	r=$({
+		xt -j -b - <<<$'route show\nchain show\nredirect show'
+		ip netns exec "$XF_NS_R1" bpftool -j net show
+	} | jq -rs '
+		([.[0].interfaces[].prog_id, .[1].interfaces[].prog_id, .[2].rules[].prog_id] |
+		 map(select(. != null)) | unique) as $s |
+		([.[3][0].xdp[].id, .[3][0].tc[].prog_id] | unique) as $k |
+		if $s == $k then "same" else "show says \($s | tojson), the kernel runs \($k | tojson)" end')
+	[[ $r == same ]] || {
+		echo "${r:-show or bpftool gave no answer}" >&2
+		return 1
+	}
 }
 
 # fault_loop UNDO -- CMD...: run xfwd CMD in r1 with XFWD_FAULT=fail:N for

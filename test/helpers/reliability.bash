@@ -11,7 +11,7 @@ load "$(dirname "${BASH_SOURCE[0]}")/fault"
 
 setup_file() {
 	_need_root
-	_need_progs count pass
+	_need_progs count pass tc_only
 }
 
 setup() {

@@ -107,14 +107,25 @@ print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])') || return
 	echo "/sys/fs/bpf/xfwd/ns$cookie"
 }
 
-# no_hooks DEV...: no XDP program and no tcx or tc ingress program on r1's DEVs.
+# no_hooks DEV...: no XDP program and no tcx or tc ingress program on r1's
+# DEVs, each of which exists. Two processes for all DEVs: the fault loops
+# call this after every step, and a process costs more than the parsing.
 no_hooks() {
-	local dev out
+	local links net dev line found
+	links=$(ip -n "$XF_NS_R1" -d -o link show) || return
+	net=$(in_r1 bpftool net show) || return
+	# bpftool's "tc:" section, up to the blank line that ends it.
+	net=${net#*$'\ntc:\n'}
+	net=${net%%$'\n\n'*}
 	for dev in "$@"; do
-		out=$(ip -n "$XF_NS_R1" -d link show dev "$dev") || return
-		[[ $out != *prog/xdp* ]] || return
-		[[ -z $(in_r1 bpftool net show dev "$dev" | sed -n '/^tc:/,/^$/{/^tc:/d;/^$/d;p}') ]] ||
-			return
+		found=0
+		while read -r line; do
+			[[ $line == [0-9]*": $dev"[@:]* ]] || continue
+			found=1
+			[[ $line != *prog/xdp* ]] || return
+		done <<<"$links"
+		((found)) || return
+		[[ $'\n'$net != *$'\n'"$dev("* ]] || return
 	done
 }
 
