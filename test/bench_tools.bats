@@ -106,6 +106,7 @@ bench_refuses() {
 		'Error: unknown build "bogus" in XF_VLAN_BUILDS (kctx, plain, KIND-nopop).' bench/vlan-ratio
 	XF_VLAN_LOADS=0 bench_refuses 2 \
 		'Error: XF_VLAN_LOADS "0" is not a count from 1 to 99.' bench/vlan-ratio
+	bench_refuses 2 'Error: RUNS "0" is not a count of runs.' bench/vlan-ratio 0
 }
 
 # bats test_tags=root
