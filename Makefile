@@ -150,9 +150,10 @@ build/systemd/%: systemd/%.in systemd/sandbox.inc build/systemd.sbindir | build/
 		-e 'd' -e '}' $< > $@
 
 # Fragments add their own targets (fuzz, check-kernels, ...) and append to
-# CHECK_EXTRA what make check runs after the main suite, to CHECK_BESIDE
-# what it runs at the same time (test/beside), and to CHECK_BUILD what it
-# builds before (with every CPU).
+# CHECK_BESIDE what make check runs beside the main suite (test/beside), to
+# CHECK_EXTRA what it runs beside it once CHECK_BESIDE is done (the guests
+# end minutes before the main suite, and the extras take four), and to
+# CHECK_BUILD what it builds before (with every CPU).
 CHECK_EXTRA :=
 CHECK_BESIDE :=
 CHECK_BUILD = all $(UNIT_BINS) $(BENCH_BINS) $(TEST_PROG_OBJS) $(BENCH_PROG_OBJS)
@@ -161,14 +162,14 @@ include test/vm/vm.mk
 
 # make check builds with every CPU, whatever -j it was given (CI runs a
 # plain "make check"): what the suite and the extras need (CHECK_BUILD),
-# then the tests, one at a time, with CHECK_BESIDE beside them.
+# then the tests, one at a time, with CHECK_BESIDE and then CHECK_EXTRA
+# beside them (-k: the extras run even when a guest failed).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 check: config.mk
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(CHECK_BUILD)
 	$(Q)scripts/install-deps
-	$(Q)test/beside '$(if $(strip $(CHECK_BESIDE)),$(MAKE) --no-print-directory $(CHECK_BESIDE))' test/run-all
-	$(Q)$(if $(strip $(CHECK_EXTRA)),$(MAKE) --no-print-directory $(CHECK_EXTRA))
+	$(Q)test/beside '$(if $(strip $(CHECK_BESIDE) $(CHECK_EXTRA)),$(MAKE) --no-print-directory -k $(CHECK_BESIDE) $(CHECK_EXTRA))' test/run-all
 
 check-unit: $(UNIT_BINS)
 	$(Q)for t in $(UNIT_BINS); do $$t || exit 1; done
