@@ -79,6 +79,10 @@
 #define XF_PROF_FAST4 1024	/* xdp, IPv4: the common case's own path */
 #define XF_PROF_XFAST6 2048	/* xdp, IPv6: the common case's own path */
 #define XF_PROF_TCFAST4 4096	/* tc, IPv4: the common case's own path */
+#define XF_PROF_VLANCFG 8192	/* the common paths: a tag's entry's copy of
+				 * its device's configuration (off: that
+				 * device's own entry, bench/vlan-ratio's
+				 * nofold) */
 #define XF_PROF_FASTTRACE 512	/* tc: the common paths' refusal of a
 				 * traced frame (off: taken as untraced,
 				 * its tag the trace's: bench/vlan-ratio) */
@@ -940,22 +944,31 @@ static __always_inline void xf_rt_done(const struct xf_rt_md *md, __u32 slot,
 #if XF_RT_XDP_FAST || XF_RT_TC_FAST
 /* The common paths of both hooks: the tag (proto, tci: as struct
  * __sk_buff has them) on *iif mapped by xf_rt_vlan_in(), the device read
- * up: 1 with *iif the VLAN device and *prio its ingress priority, else 0.
+ * up: 1 with *iif the VLAN device, *prio its ingress priority and *cfg its
+ * configuration (the tag's entry's copy: one lookup for both), else 0.
  * Read up is all a mapped tag can be where a VLAN device exists
  * (route_vlan.h); the check is for a kernel whose BTF would lack 802.1Q's
  * types, which no test can build. */
 static __always_inline int xf_rt_fast_vlan(void *ctx, enum xf_rt_hook hook,
 					   struct net___xf *net, __u32 proto, __u32 tci,
-					   __u32 *iif, __u32 *prio)
+					   __u32 *iif, __u32 *prio, struct xf_route_ifcfg *cfg)
 {
 	struct xf_rt_md m;
 
 	m.iif = *iif;
 	m.pkt_type = PACKET_HOST;
 	m.net = net;
-	if (xf_rt_vlan_in(ctx, hook, &m, proto, tci) != XF_RR_FORWARDED ||
+	if (xf_rt_vlan_in(ctx, hook, &m, proto, tci, cfg) != XF_RR_FORWARDED ||
 	    !(m.vlan & XF_RT_VLAN_LIVE))
 		return 0;
+	if (!XF_PROF_ON(XF_PROF_VLANCFG)) {
+		/* bench/vlan-ratio's nofold: the device's own entry. */
+		struct xf_route_ifcfg *c = xf_rt_cfg(m.iif);
+
+		if (!c)
+			return 0;
+		*cfg = *c;
+	}
 	*iif = m.iif;
 	*prio = m.vprio;
 	return 1;
@@ -1298,7 +1311,7 @@ int xf_route_tc(struct __sk_buff *skb)
 
 		if (trace)
 			xf_rt_trace_tag(skb, &vproto, &vtci);
-		reason = xf_rt_vlan_in(skb, XF_RT_TC, &md, vproto, vtci);
+		reason = xf_rt_vlan_in(skb, XF_RT_TC, &md, vproto, vtci, NULL);
 		if (reason != XF_RR_FORWARDED) {
 			/* Counted on the parent when it is a member. */
 			xf_rt_ingress(&md, &slot);

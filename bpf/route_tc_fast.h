@@ -11,10 +11,11 @@
  * header gives (no padding to trim), on an interface of the set that
  * forwards the family; the FIB answers with a neighbour on another
  * interface of the set. Tagged, the ingress is the tag's VLAN device when
- * xf_rt_fast_vlan() maps it and reads the device up, and the tag goes as
- * the general path pops it. Anything else, or any other answer, returns 0
- * before the packet is touched, and the general path starts from the
- * beginning and counts its reason.
+ * xf_rt_fast_vlan() maps it and reads the device up (its configuration
+ * from the tag's entry), and the tag goes as the general path pops it.
+ * Anything else, or any other answer, returns 0 before the packet is
+ * touched, and the general path starts from the beginning and counts its
+ * reason.
  *
  * IPv4: its header, and for a protocol with ports the first four bytes
  * after it (a TCP header for a GSO packet), in the linear data; a 20-byte
@@ -88,15 +89,16 @@ static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, struct net__
 
 #if XF_RT_TC_FAST4
 /* From the ingress on: net the ingress device's namespace, iif (the VLAN
- * device when tagged), vprio its priority. */
+ * device when tagged) and its configuration cfg, vprio its priority. */
 static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdict,
-					     struct net___xf *net, __u32 iif, int tagged,
+					     struct net___xf *net, __u32 iif,
+					     const struct xf_route_ifcfg *cfg, int tagged,
 					     __u32 vprio)
 {
 	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
 	__u32 len = skb->len, gso = skb->gso_size, flags, cfl;
 	struct iphdr *iph = data + ETH_HLEN;
-	struct xf_route_ifcfg *cfg, *ocfg;
+	struct xf_route_ifcfg *ocfg;
 	struct bpf_fib_lookup fib = {};
 	struct xf_route_src4 *h;
 	int local;
@@ -104,8 +106,7 @@ static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdic
 
 	if ((void *)(iph + 1) > data_end)
 		return 0;
-	cfg = xf_rt_cfg(iif);
-	if (!cfg || !(cfg->flags & XF_RTIF_INET))
+	if (!(cfg->flags & XF_RTIF_INET))
 		return 0;
 	cfl = cfg->flags;
 	local = xf_rt_fast4_local(iph, cfg->slot, len, &h);
@@ -140,19 +141,19 @@ static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdic
 
 #if XF_RT_TC_FAST6
 static __always_inline int xf_rt_tc_fast6_on(struct __sk_buff *skb, long *verdict,
-					     struct net___xf *net, __u32 iif, int tagged,
+					     struct net___xf *net, __u32 iif,
+					     const struct xf_route_ifcfg *cfg, int tagged,
 					     __u32 vprio)
 {
 	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
 	struct ipv6hdr *ip6h = data + ETH_HLEN;
-	struct xf_route_ifcfg *cfg, *ocfg;
+	struct xf_route_ifcfg *ocfg;
 	struct bpf_fib_lookup fib = {};
 	__u32 len = skb->len, l3len;
 
 	if (data_end - data != len)
 		return 0;
-	cfg = xf_rt_cfg(iif);
-	if (!cfg || !(cfg->flags & XF_RTIF_INET6))
+	if (!(cfg->flags & XF_RTIF_INET6))
 		return 0;
 	if (!xf_rt_fast6_in(ip6h, data_end, len, 1280, iif, net, &fib, &l3len))
 		return 0;
@@ -168,18 +169,20 @@ static __always_inline int xf_rt_tc_fast6_on(struct __sk_buff *skb, long *verdic
 #endif
 
 #if XF_RT_TC_FAST
-/* The path for the frame's family, with its ingress iif and tag. */
+/* The path for the frame's family, with its ingress iif (configuration
+ * cfg) and tag. */
 static __always_inline int xf_rt_tc_fast_fam(struct __sk_buff *skb, long *verdict, __u16 proto,
-					     struct net___xf *net, __u32 iif, int tagged,
+					     struct net___xf *net, __u32 iif,
+					     const struct xf_route_ifcfg *cfg, int tagged,
 					     __u32 vprio)
 {
 #if XF_RT_TC_FAST4
 	if (proto == bpf_htons(ETH_P_IP))
-		return xf_rt_tc_fast4_on(skb, verdict, net, iif, tagged, vprio);
+		return xf_rt_tc_fast4_on(skb, verdict, net, iif, cfg, tagged, vprio);
 #endif
 #if XF_RT_TC_FAST6
 	if (proto == bpf_htons(ETH_P_IPV6))
-		return xf_rt_tc_fast6_on(skb, verdict, net, iif, tagged, vprio);
+		return xf_rt_tc_fast6_on(skb, verdict, net, iif, cfg, tagged, vprio);
 #endif
 	return 0;
 }
@@ -189,6 +192,7 @@ static __always_inline int xf_rt_tc_fast(struct __sk_buff *skb, long *verdict)
 {
 	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
 	__u32 iif = skb->ifindex, vprio = 0, vproto = 0, vtci = 0;
+	struct xf_route_ifcfg *cfg, vcfg;
 	struct ethhdr *eth = data;
 	struct net___xf *net;
 	__u16 proto;
@@ -215,11 +219,15 @@ static __always_inline int xf_rt_tc_fast(struct __sk_buff *skb, long *verdict)
 		tagged |= xf_rt_trace_tag(skb, &vproto, &vtci);
 	}
 	net = xf_kctx_net(skb, 0);
-	if (!tagged)
-		return xf_rt_tc_fast_fam(skb, verdict, proto, net, iif, 0, 0);
-	if (!xf_rt_fast_vlan(skb, XF_RT_TC, net, vproto, vtci, &iif, &vprio))
+	if (!tagged) {
+		cfg = xf_rt_cfg(iif);
+		if (!cfg)
+			return 0;
+		return xf_rt_tc_fast_fam(skb, verdict, proto, net, iif, cfg, 0, 0);
+	}
+	if (!xf_rt_fast_vlan(skb, XF_RT_TC, net, vproto, vtci, &iif, &vprio, &vcfg))
 		return 0;
-	return xf_rt_tc_fast_fam(skb, verdict, proto, net, iif, 1, vprio);
+	return xf_rt_tc_fast_fam(skb, verdict, proto, net, iif, &vcfg, 1, vprio);
 }
 #endif
 

@@ -88,13 +88,14 @@ struct {
 } xf_rt_vlc SEC(".maps");
 
 /* What a packet takes from key's entry (struct xf_route_vlan): IN, the
- * device, its priority for the PCP and its generation; OUT, the tag and
- * the egress-qos-map's PCP bits for skb->priority. */
+ * device, its priority for the PCP, its generation and its configuration;
+ * OUT, the tag and the egress-qos-map's PCP bits for skb->priority. */
 struct xf_rt_vlan_ent {
 	__u32 ifindex;
 	__u32 prio;		/* IN: prio[pcp] */
 	__u32 gen;		/* IN */
 	__u32 gen_ok;		/* IN */
+	struct xf_route_ifcfg cfg;	/* IN */
 	__u32 qflags;		/* OUT */
 	__u16 qos;		/* OUT: qos[prio] */
 	__u16 vid;		/* OUT */
@@ -115,6 +116,7 @@ static __always_inline void xf_rt_vlan_take(struct xf_rt_vlan_ent *e,
 		e->prio = v->prio[i & 7];
 		e->gen = v->gen;
 		e->gen_ok = v->gen_ok;
+		e->cfg = v->cfg;
 	}
 }
 
@@ -233,10 +235,11 @@ static __always_inline int xf_rt_vlan_live(void *ctx, enum xf_rt_hook hook, __u3
 /* The tag (proto in network order, tci in host order: as struct
  * __sk_buff has them) on the parent md->iif. XF_RR_FORWARDED with md->iif
  * the VLAN device, md->vlan XF_RT_VLAN_POP and md->vprio its priority when
- * the set has that device; else why not (vlan_down with md->iif the
- * device: counted there). */
+ * the set has that device, and its entry's copy of the device's
+ * configuration in *cfg unless cfg is NULL (a constant); else why not
+ * (vlan_down with md->iif the device: counted there). */
 static __always_inline __u32 xf_rt_vlan_in(void *ctx, enum xf_rt_hook hook, struct xf_rt_md *md,
-					   __u32 proto, __u32 tci)
+					   __u32 proto, __u32 tci, struct xf_route_ifcfg *cfg)
 {
 	struct xf_rt_vlan_ent v;
 	__u32 vid = tci & XF_VLAN_VID_MASK;
@@ -250,6 +253,8 @@ static __always_inline __u32 xf_rt_vlan_in(void *ctx, enum xf_rt_hook hook, stru
 	md->iif = v.ifindex;
 	md->vprio = v.prio;
 	md->vlan = XF_RT_VLAN_POP;
+	if (cfg)
+		*cfg = v.cfg;
 	/* vlan_do_receive(): the VLAN device's own address is "host". */
 	if (md->pkt_type == PACKET_OTHERHOST)
 		md->pkt_type = XF_PKT_BY_MAC;
@@ -290,7 +295,7 @@ static __always_inline __u32 xf_rt_vlan_xdp_in(void *ctx, void *data, void *data
 	if ((void *)(w + 3) > data_end)
 		return XF_RR_VLAN;
 	*tag = *(__u32 *)w;
-	return xf_rt_vlan_in(ctx, XF_RT_XDP, md, w[0], bpf_ntohs(w[1]));
+	return xf_rt_vlan_in(ctx, XF_RT_XDP, md, w[0], bpf_ntohs(w[1]), NULL);
 }
 
 /* Twelve bytes (the MAC addresses) from src to dst, which may overlap:

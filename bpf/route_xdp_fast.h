@@ -13,11 +13,11 @@
  * the FIB answers with a neighbour on another interface of the set that
  * is no VLAN device (xf_rt_vlan_xdp_out()'s tag). A tagged frame takes
  * them too when xf_rt_fast_vlan() maps its one tag to a VLAN device of
- * the set read up: that device is the ingress, and the tag goes as the
- * general path drops it (the rewrite 4 bytes in, then the head moved
- * over the tag). Anything else, or any other answer, returns 0 before
- * the packet is touched, and the general path starts from the beginning
- * and counts its reason.
+ * the set read up: that device is the ingress (its configuration from
+ * the tag's entry), and the tag goes as the general path drops it (the
+ * rewrite 4 bytes in, then the head moved over the tag). Anything else,
+ * or any other answer, returns 0 before the packet is touched, and the
+ * general path starts from the beginning and counts its reason.
  *
  * IPv4: a 20-byte header whose checksum holds, a TTL above 1, no
  * multicast, broadcast or martian address; the destination is none of
@@ -37,16 +37,12 @@
 #define XF_ROUTE_XDP_FAST_H
 
 #if XF_RT_XDP_FAST
-/* The ingress interface's configuration when it forwards family (an
- * XF_RTIF_ flag) and the frame is addressed to its MAC, else NULL. */
-static __always_inline struct xf_route_ifcfg *xf_rt_xdp_fast_in(__u32 iif, const struct ethhdr *eth,
-								__u32 family)
+/* Whether the ingress interface of configuration cfg forwards family (an
+ * XF_RTIF_ flag) and the frame is addressed to its MAC. */
+static __always_inline int xf_rt_xdp_fast_in(const struct xf_route_ifcfg *cfg,
+					     const struct ethhdr *eth, __u32 family)
 {
-	struct xf_route_ifcfg *cfg = xf_rt_cfg(iif);
-
-	if (!cfg || !(cfg->flags & family) || !xf_mac_eq(eth->h_dest, cfg->mac))
-		return NULL;
-	return cfg;
+	return (cfg->flags & family) && xf_mac_eq(eth->h_dest, cfg->mac);
 }
 
 /* The FIB's answer fib, for a packet of len bytes (without its tag,
@@ -83,26 +79,26 @@ static __always_inline int xf_rt_xdp_fast_out(struct xdp_md *ctx, const struct b
 #endif
 
 #if XF_RT_XDP_FAST4
-/* From the ingress on: iif (the VLAN device when tagged), the IP header
- * after the tag when tagged, net the namespace when tagged (read for the
- * tag; untagged, it is read where needed: not for traffic to this host).
- * Apart, so that each case compiles with constants. */
+/* From the ingress on: iif (the VLAN device when tagged) and its
+ * configuration cfg, the IP header after the tag when tagged, net the
+ * namespace when tagged (read for the tag; untagged, it is read where
+ * needed: not for traffic to this host). Apart, so that each case
+ * compiles with constants. */
 static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void *data_end,
-					   struct net___xf *net, __u32 iif, int tagged,
+					   struct net___xf *net, __u32 iif,
+					   const struct xf_route_ifcfg *cfg, int tagged,
 					   int *verdict)
 {
 	__u32 l2 = ETH_HLEN + (tagged ? 4 : 0), flags, cfl;
 	__u32 len = data_end - data - (tagged ? 4 : 0);
 	struct iphdr *iph = data + l2;
-	struct xf_route_ifcfg *cfg;
 	struct bpf_fib_lookup fib = {};
 	struct xf_route_src4 *h;
 	int local;
 
 	if ((void *)(iph + 1) > data_end)
 		return 0;
-	cfg = xf_rt_xdp_fast_in(iif, data, XF_RTIF_INET);
-	if (!cfg)
+	if (!xf_rt_xdp_fast_in(cfg, data, XF_RTIF_INET))
 		return 0;
 	cfl = cfg->flags;
 	local = xf_rt_fast4_local(iph, cfg->slot, len, &h);
@@ -124,18 +120,17 @@ static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void 
 
 #if XF_RT_XDP_FAST6
 static __always_inline int xf_rt_xdp_fast6(struct xdp_md *ctx, void *data, void *data_end,
-					   struct net___xf *net, __u32 iif, int tagged,
+					   struct net___xf *net, __u32 iif,
+					   const struct xf_route_ifcfg *cfg, int tagged,
 					   int *verdict)
 {
 	__u32 len = data_end - data - (tagged ? 4 : 0), l3len;
 	struct ipv6hdr *ip6h = data + ETH_HLEN + (tagged ? 4 : 0);
-	struct xf_route_ifcfg *cfg;
 	struct bpf_fib_lookup fib = {};
 
 	if ((void *)(ip6h + 1) > data_end)
 		return 0;
-	cfg = xf_rt_xdp_fast_in(iif, data, XF_RTIF_INET6);
-	if (!cfg || (cfg->flags & XF_RTIF_DIRECT))
+	if (!xf_rt_xdp_fast_in(cfg, data, XF_RTIF_INET6) || (cfg->flags & XF_RTIF_DIRECT))
 		return 0;
 	if (!xf_rt_fast6_in(ip6h, data_end, len, 0xffff, iif, tagged ? net : xf_kctx_net(ctx, 1),
 			    &fib, &l3len))
@@ -149,19 +144,20 @@ static __always_inline int xf_rt_xdp_fast6(struct xdp_md *ctx, void *data, void 
 #endif
 
 #if XF_RT_XDP_FAST
-/* The path for the frame's family, with its ingress iif and tag (and
- * then net). */
+/* The path for the frame's family, with its ingress iif (configuration
+ * cfg) and tag (and then net). */
 static __always_inline int xf_rt_xdp_fast_fam(struct xdp_md *ctx, void *data, void *data_end,
 					      __u16 proto, struct net___xf *net, __u32 iif,
-					      int tagged, int *verdict)
+					      const struct xf_route_ifcfg *cfg, int tagged,
+					      int *verdict)
 {
 #if XF_RT_XDP_FAST4
 	if (proto == bpf_htons(ETH_P_IP))
-		return xf_rt_xdp_fast4(ctx, data, data_end, net, iif, tagged, verdict);
+		return xf_rt_xdp_fast4(ctx, data, data_end, net, iif, cfg, tagged, verdict);
 #endif
 #if XF_RT_XDP_FAST6
 	if (proto == bpf_htons(ETH_P_IPV6))
-		return xf_rt_xdp_fast6(ctx, data, data_end, net, iif, tagged, verdict);
+		return xf_rt_xdp_fast6(ctx, data, data_end, net, iif, cfg, tagged, verdict);
 #endif
 	return 0;
 }
@@ -171,6 +167,7 @@ static __always_inline int xf_rt_xdp_fast(struct xdp_md *ctx, int *verdict)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	__u32 iif = ctx->ingress_ifindex, prio;
+	struct xf_route_ifcfg *cfg, vcfg;
 	struct net___xf *net;
 	__u16 *w = data + 12;
 
@@ -179,13 +176,17 @@ static __always_inline int xf_rt_xdp_fast(struct xdp_md *ctx, int *verdict)
 	/* route get's trace record, or any metadata: the general path. */
 	if ((void *)(long)ctx->data_meta != data)
 		return 0;
-	if (w[0] != bpf_htons(ETH_P_8021Q) && w[0] != bpf_htons(ETH_P_8021AD))
-		return xf_rt_xdp_fast_fam(ctx, data, data_end, w[0], NULL, iif, 0, verdict);
+	if (w[0] != bpf_htons(ETH_P_8021Q) && w[0] != bpf_htons(ETH_P_8021AD)) {
+		cfg = xf_rt_cfg(iif);
+		if (!cfg)
+			return 0;
+		return xf_rt_xdp_fast_fam(ctx, data, data_end, w[0], NULL, iif, cfg, 0, verdict);
+	}
 	/* Read once for the tag and the path both. */
 	net = xf_kctx_net(ctx, 1);
-	if (!xf_rt_fast_vlan(ctx, XF_RT_XDP, net, w[0], bpf_ntohs(w[1]), &iif, &prio))
+	if (!xf_rt_fast_vlan(ctx, XF_RT_XDP, net, w[0], bpf_ntohs(w[1]), &iif, &prio, &vcfg))
 		return 0;
-	return xf_rt_xdp_fast_fam(ctx, data, data_end, w[2], net, iif, 1, verdict);
+	return xf_rt_xdp_fast_fam(ctx, data, data_end, w[2], net, iif, &vcfg, 1, verdict);
 }
 #endif
 

@@ -121,6 +121,17 @@ struct xf_route_stat {
  * entry) and sends on its parent, xf_tx_ports' value for it. */
 #define XF_RTIF_VLAN (1U << 10)
 
+/* xf_rt_ifcfg: HASH, key = ifindex (__u32). Written before the program is
+ * attached to the interface, deleted after it is detached. */
+struct xf_route_ifcfg {
+	__u32 flags;		/* XF_RTIF_* */
+	__u32 slot;		/* counter slot, < XF_RT_MAX_IF, unique */
+	__u8 mac[6];		/* the interface's address (XDP: PACKET_HOST) */
+	__u8 pad[2];
+	__u8 peer_mac[6];	/* XF_RTIF_PEER: the peer's own address */
+	__u8 pad2[2];
+};
+
 /*
  * xf_rt_vlan: HASH, written by userspace at attach and on every refresh
  * from the kernel's VLAN devices of the set (lib/route/vlan.c):
@@ -130,8 +141,14 @@ struct xf_route_stat {
  *   XF_RT_VLAN_OUT(VLAN device) -> its parent, tag and egress-qos-map,
  *   for the same devices: what hook xdp needs to send tagged.
  * The VLAN device is a member of the set with its own xf_rt_ifcfg entry:
- * lookups, rp_filter and counters use it as the ingress. A tag that maps
- * to nothing goes to the kernel (vlan_unknown), which drops it too.
+ * lookups, rp_filter and counters use it as the ingress. The IN entry
+ * carries a copy of it (cfg), so that the common paths of a tagged frame
+ * make one lookup for the tag and the ingress both: rt_ifcfg_put() and
+ * rt_ifcfg_del() (lib/route/fast.c) keep it in step with every write of
+ * the device's entry, rt_vlan_sync() writes it from that entry, and a
+ * device no longer in the set has zero flags there, which only pass. A
+ * tag that maps to nothing goes to the kernel (vlan_unknown), which
+ * drops it too.
  * prio[] is the device's ingress-qos-map, the skb->priority that
  * vlan_do_receive() gives each PCP value (all 0 without a map). qos[] is
  * vlan_dev_get_egress_qos_mask() of skb->priority 0..15 (the TCI's PCP
@@ -163,6 +180,7 @@ struct xf_route_vlan {
 	 * counter to xf_rt_src4[XF_RT_SRC4_PROBE] as a[2], a[3] = 1. */
 	__u32 gen;
 	__u32 gen_ok;
+	struct xf_route_ifcfg cfg;	/* IN: the VLAN device's xf_rt_ifcfg */
 };
 
 /*
@@ -189,17 +207,6 @@ struct xf_route_vlan {
 struct xf_route_vlc {
 	__u64 key;		/* 0: empty */
 	struct xf_route_vlan v;
-};
-
-/* xf_rt_ifcfg: HASH, key = ifindex (__u32). Written before the program is
- * attached to the interface, deleted after it is detached. */
-struct xf_route_ifcfg {
-	__u32 flags;		/* XF_RTIF_* */
-	__u32 slot;		/* counter slot, < XF_RT_MAX_IF, unique */
-	__u8 mac[6];		/* the interface's address (XDP: PACKET_HOST) */
-	__u8 pad[2];
-	__u8 peer_mac[6];	/* XF_RTIF_PEER: the peer's own address */
-	__u8 pad2[2];
 };
 
 /*

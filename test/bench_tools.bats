@@ -103,7 +103,7 @@ bench_refuses() {
 	# After the EXIT trap: the cleanup runs before any namespace exists.
 	bench_refuses 2 'Error: the peer runs on hook xdp only.' bench/ab peer:full 3 tc
 	XF_VLAN_BUILDS=bogus bench_refuses 2 \
-		'Error: unknown build "bogus" in XF_VLAN_BUILDS (kctx, plain, KIND-nopop).' bench/vlan-ratio
+		'Error: unknown build "bogus" in XF_VLAN_BUILDS (kctx or plain, then -nopop, -nofold or both).' bench/vlan-ratio
 	XF_VLAN_LOADS=0 bench_refuses 2 \
 		'Error: XF_VLAN_LOADS "0" is not a count from 1 to 99.' bench/vlan-ratio
 	bench_refuses 2 'Error: RUNS "0" is not a count of runs.' bench/vlan-ratio 0

@@ -83,16 +83,21 @@ int rt_ifcfg_put(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifc
 	c.cfg = *cfg;
 	if (bpf_map_update_elem(in->fd[RT_MAP_IFC], &k, &c, BPF_ANY))
 		return -errno;
-	return 0;
+	/* A VLAN device's tag carries a copy (xf_rt_vlan). */
+	return rt_vlan_cfg(in, ifindex, cfg);
 }
 
 int rt_ifcfg_del(struct xf_inst *in, uint32_t ifindex)
 {
 	uint32_t k = ifindex % XF_RT_IFC_SLOTS;
 	struct xf_route_ifc c;
+	int err;
 
-	/* The copy goes first, so that no packet finds it without the
-	 * hash entry behind it. */
+	/* The copies go first, so that no packet finds one without the
+	 * hash entry behind it: a VLAN device's tag's, then xf_rt_ifc's. */
+	err = rt_vlan_cfg(in, ifindex, NULL);
+	if (err)
+		return err;
 	if (!bpf_map_lookup_elem(in->fd[RT_MAP_IFC], &k, &c) && c.ifindex == ifindex) {
 		memset(&c, 0, sizeof(c));
 		if (bpf_map_update_elem(in->fd[RT_MAP_IFC], &k, &c, BPF_ANY))

@@ -125,6 +125,10 @@ int rt_vlan_parent(int ifindex);
 /* Rewrite xf_rt_vlan from the kernel's view of members[0..n): only what
  * is exact now is left in it (nl NULL: nothing). 0/-errno. */
 int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, int n);
+/* Put cfg (NULL: zeros, which pass) into the copy of ifindex's
+ * xf_rt_ifcfg entry that xf_rt_vlan's IN entry for it carries, if it has
+ * one (struct xf_route_vlan). 0/-errno. */
+int rt_vlan_cfg(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg);
 
 /* Re-read redirect capability and rp_filter for every member. 0/-errno. */
 int rt_refresh(struct xf_inst *in);
@@ -135,8 +139,9 @@ struct rt_fast {
 	bool realms;		/* an IPv4 route has a realm, or unknown */
 };
 
-/* Write (or delete) ifindex's xf_rt_ifcfg entry and its direct-mapped
- * copy in xf_rt_ifc, in the order that keeps the copy exact (see
+/* Write (or delete) ifindex's xf_rt_ifcfg entry and its copies: the
+ * direct-mapped one in xf_rt_ifc, and a VLAN device's in its tag's
+ * xf_rt_vlan entry (rt_vlan_cfg), in the order that keeps them exact (see
  * xfwd_bpf.h). flags as for bpf_map_update_elem(). 0/-errno (errno set). */
 int rt_ifcfg_put(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg,
 		 uint64_t flags);

@@ -130,8 +130,10 @@ struct rt_vlan_ent {
 
 /* The entries member ifindex gives xf_rt_vlan now, if any: a VLAN
  * device, up, whose parent is in this namespace and runs this member's
- * link; e[0] its tag on the parent, e[1] the tag it sends with. */
-static bool rt_vlan_entry(struct xf_nl *nl, uint32_t ifindex, struct rt_vlan_ent *e)
+ * link; e[0] its tag on the parent (with its xf_rt_ifcfg entry; zeros,
+ * which pass, where that cannot be read), e[1] the tag it sends with. */
+static bool rt_vlan_entry(struct xf_nl *nl, struct xf_inst *in, uint32_t ifindex,
+			  struct rt_vlan_ent *e)
 {
 	struct xf_link l;
 	int i;
@@ -145,6 +147,8 @@ static bool rt_vlan_entry(struct xf_nl *nl, uint32_t ifindex, struct rt_vlan_ent
 	e[0].key = XF_RT_VLAN_IN((uint64_t)l.link, l.vlan.ad, l.vlan.id);
 	e[0].v.ifindex = ifindex;
 	memcpy(e[0].v.prio, l.vlan.ingress_prio, sizeof(e[0].v.prio));
+	if (bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &ifindex, &e[0].v.cfg))
+		memset(&e[0].v.cfg, 0, sizeof(e[0].v.cfg));
 	e[1].key = XF_RT_VLAN_OUT(ifindex);
 	e[1].v.ifindex = l.link;
 	e[1].v.proto = htons(l.vlan.ad ? ETH_P_8021AD : ETH_P_8021Q);
@@ -210,6 +214,38 @@ static int rt_vlc_set(struct xf_inst *in, uint64_t key, const struct xf_route_vl
 	return bpf_map_update_elem(in->fd[RT_MAP_VLC], &k, &c, BPF_ANY) ? -errno : 0;
 }
 
+int rt_vlan_cfg(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg)
+{
+	uint64_t key = XF_RT_VLAN_OUT(ifindex);
+	struct xf_route_vlan v;
+	struct xf_route_vlc c;
+	uint32_t k;
+	int err;
+
+	if (in->fd[RT_MAP_VLAN] < 0)
+		return 0;
+	if (bpf_map_lookup_elem(in->fd[RT_MAP_VLAN], &key, &v))
+		return errno == ENOENT ? 0 : -errno;
+	key = XF_RT_VLAN_IN((uint64_t)v.ifindex, v.proto == htons(ETH_P_8021AD), v.vid);
+	if (bpf_map_lookup_elem(in->fd[RT_MAP_VLAN], &key, &v))
+		return errno == ENOENT ? 0 : -errno;
+	if (v.ifindex != ifindex)
+		return 0;
+	if (cfg)
+		v.cfg = *cfg;
+	else
+		memset(&v.cfg, 0, sizeof(v.cfg));
+	/* The copy only where it holds the key (rt_vlan_sync chose). */
+	k = XF_RT_VLC_SLOT(key);
+	if (in->fd[RT_MAP_VLC] >= 0) {
+		if (bpf_map_lookup_elem(in->fd[RT_MAP_VLC], &k, &c))
+			return -errno;
+		if (c.key == key && (err = rt_vlc_set(in, key, &v)))
+			return err;
+	}
+	return bpf_map_update_elem(in->fd[RT_MAP_VLAN], &key, &v, BPF_EXIST) ? -errno : 0;
+}
+
 int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, int n)
 {
 	uint8_t claimed[XF_RT_VLC_SLOTS / 8] = { 0 };
@@ -226,7 +262,7 @@ int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, 
 	gen_ok = !rt_vlan_rtgen(in, &gen);
 	/* Without netlink nothing is known: an empty map passes every tag. */
 	for (i = 0; nl && i < n && cnt + 2 <= XF_RT_VLAN_MAX; i++) {
-		if (!rt_vlan_entry(nl, members[i], &ents[cnt]))
+		if (!rt_vlan_entry(nl, in, members[i], &ents[cnt]))
 			continue;
 		ents[cnt].v.gen = gen;
 		ents[cnt].v.gen_ok = gen_ok;
