@@ -40,12 +40,10 @@ teardown() {
 # flat.
 tagged_ping() {
 	local hook=$1 v=$2 dst kname n=20 before
-	need_vlan
-	vlan_side 1 100
-	wait_until 5 vlan_ready
+	vlan_h1_tagged
 	if vlan_no_hook "$hook" veth1.100; then return; fi
-	if [[ $v == 4 ]]; then dst=$XF_H2_IP4 kname=IpForwDatagrams; else dst=$XF_H2_IP6 kname=Ip6OutForwDatagrams; fi
 	vlan_attach "$hook" veth1.100 veth2
+	if [[ $v == 4 ]]; then dst=$XF_H2_IP4 kname=IpForwDatagrams; else dst=$XF_H2_IP6 kname=Ip6OutForwDatagrams; fi
 	before=$(kstat "$XF_NS_R1" "$kname")
 	run -0 "ping$v" "$n" "$dst" -q
 	assert_output --partial "$n packets transmitted, $n received"
@@ -175,9 +173,7 @@ slot_shared() {
 # leaves the parent with the last member that runs there.
 show_shared() {
 	local hook=$1
-	need_vlan
-	vlan_side 1 100
-	wait_until 5 vlan_ready
+	vlan_h1_tagged
 	if vlan_no_hook "$hook" veth1.100; then return; fi
 	vlan_attach "$hook" veth1.100 veth2
 	run -0 xr -j route show
@@ -283,9 +279,7 @@ reasons() {
 # forwards; h2's echo requests count what reached it.
 stale() {
 	local hook=$1 before
-	need_vlan
-	vlan_side 1 100
-	wait_until 5 vlan_ready
+	vlan_h1_tagged
 	if vlan_no_hook "$hook" veth1.100; then return; fi
 	vlan_attach "$hook" veth1.100 veth2
 	vlan_pings 2
@@ -351,6 +345,72 @@ stale() {
 
 @test "vlan hook xdp: a VLAN device renamed behind xfwd's back keeps forwarding, as the kernel does" {
 	stale xdp rename
+}
+
+# rp_refreshed HOOK: rp_filter turned on for r1's veth1.100 after attach,
+# then route refresh: echo requests from h1 with a source r1 routes out of
+# veth2 are dropped as the kernel drops them, not forwarded on the
+# configuration the tag's entry carried before (its copy of the device's
+# entry is refreshed with it, xfwd_bpf.h); h1's own address still goes.
+rp_refreshed() {
+	local hook=$1 before rpf
+	vlan_h1_tagged
+	if vlan_no_hook "$hook" veth1.100; then return; fi
+	vlan_attach "$hook" veth1.100 veth2
+	vlan_pings 2
+	ip -n "$XF_NS_H1" addr add 198.18.2.77/32 dev veth0.100
+	in_r1 sysctl -qw net.ipv4.conf.veth1/100.rp_filter=1
+	run -0 xr route refresh
+	before=$(kstat "$XF_NS_H2" IcmpInEchos)
+	rpf=$(kstat "$XF_NS_R1" TcpExtIPReversePathFilter)
+	run -1 ping4 3 "$XF_H2_IP4" -q -I 198.18.2.77
+	assert_equal "$(kstat "$XF_NS_H2" IcmpInEchos)" "$before"
+	assert_equal "$(ctr veth1.100 rp_filter)" 3
+	wait_until 2 kstat_ge "$XF_NS_R1" TcpExtIPReversePathFilter $((rpf + 3))
+	assert_equal "$(kstat "$XF_NS_R1" TcpExtIPReversePathFilter)" $((rpf + 3))
+	run -0 ping4 3 "$XF_H2_IP4" -q
+	assert_equal "$(ctr veth1.100 forwarded)" 7
+}
+
+@test "vlan hook tc: rp_filter set on a VLAN device and refreshed: a source it refuses is dropped, as the kernel drops it" {
+	rp_refreshed tc
+}
+
+@test "vlan hook xdp: rp_filter set on a VLAN device and refreshed: a source it refuses is dropped, as the kernel drops it" {
+	rp_refreshed xdp
+}
+
+# The tag's entry carries a copy of its VLAN device's configuration
+# (xfwd_bpf.h). Detaching the device deletes its entry, and its tag's
+# entries go with the refresh after: rt_ifcfg_del() zeroes the copy first,
+# so that a detach killed in between leaves no copy of a device no longer
+# in the set for the fast path to forward on. Killed at every third call
+# (a refresh makes more than that between the two), every copy is its
+# device's entry or zeros.
+@test "vlan hook tc: a VLAN device's detach killed at every third call leaves no copy of its configuration behind" {
+	local k n rc out
+	vlan_h1_tagged
+	if vlan_no_hook tc veth1.100; then return; fi
+	vlan_attach tc veth1.100 veth2
+	vlan_copies_exact
+	out=$(XFWD_FAULT=count xr route detach dev veth1.100 2>&1)
+	[[ $out =~ fault:\ ([0-9]+)\ kernel\ calls ]] || fail "detach: $out"
+	k=${BASH_REMATCH[1]}
+	for ((n = 1; n <= k; n += 3)); do
+		run -0 xr route attach dev veth1.100
+		vlan_copies_exact || fail "after attach, before kill:$n"
+		rc=0
+		out=$(XFWD_FAULT=kill:$n xr route detach dev veth1.100 2>&1) || rc=$?
+		((rc == 137)) || fail "detach at kill:$n: exit $rc: $out"
+		vlan_copies_exact || fail "detach killed at call $n left a copy unlike its entry"
+		# Done, or finished now.
+		rc=0
+		out=$(xr route detach dev veth1.100 2>&1) || rc=$?
+		((rc == 0)) || [[ $rc == 1 && $out == *"is not in the forwarding set"* ]] ||
+			fail "detach again after kill:$n: exit $rc: $out"
+		vlan_copies_exact || fail "detach again after kill:$n"
+	done
+	echo "# detach of veth1.100 killed at $(((k + 2) / 3)) of its $k calls" >&3
 }
 
 # The program loaded before 8021q still reads a VLAN device's flags:
@@ -544,9 +604,7 @@ qos_pings() {
 
 @test "vlan hook tc: iperf3 TCP from a tagged h1 to an untagged h2 completes" {
 	local fwd
-	need_vlan
-	vlan_side 1 100
-	wait_until 5 vlan_ready
+	vlan_h1_tagged
 	if vlan_no_hook tc veth1.100; then return; fi
 	vlan_attach tc veth1.100 veth2
 	fwd=$(ctr veth1.100 forwarded_bytes)
@@ -560,9 +618,7 @@ qos_pings() {
 # and the VLAN pass reasons.
 get_vlan() {
 	local hook=$1 verdict
-	need_vlan
-	vlan_side 1 100
-	wait_until 5 vlan_ready
+	vlan_h1_tagged
 	if vlan_no_hook "$hook" veth1.100; then return; fi
 	vlan_attach "$hook" veth1.100 veth2
 	verdict=$([[ $hook == tc ]] && echo TC_ACT || echo XDP)

@@ -106,6 +106,14 @@ vlan_attach() {
 	run -0 xr route attach "${a[@]}" hook "$hook"
 }
 
+# vlan_h1_tagged: h1 tagged 100 -- r1 -- h2 untagged (where the kernel
+# has 802.1Q: need_vlan), the addresses ready.
+vlan_h1_tagged() {
+	need_vlan
+	vlan_side 1 100
+	wait_until 5 vlan_ready
+}
+
 # vlan_module_out: 8021q unloaded, for a route program loaded before it
 # (polled: the namespaces of earlier tests go away in the background, and
 # their VLAN devices hold the module). The test ends as skipped where it
@@ -133,4 +141,22 @@ vlan_lost() {
 	run -1 ping6 3 "$XF_H2_IP6" -q
 	assert_equal "$(kstat "$XF_NS_H2" IcmpInEchos)" "$before"
 	assert_equal "$(kstat "$XF_NS_H2" Icmp6InEchos)" "$before6"
+}
+
+# vlan_copies_exact: every IN entry of xf_rt_vlan, and of its copy
+# xf_rt_vlc, carries its VLAN device's xf_rt_ifcfg entry or zeros (which
+# only pass; the only value where the device has no entry): struct
+# xf_route_vlan, cfg at byte 84 of the value, 92 in xf_rt_vlc behind the
+# key; an OUT key has bit 63.
+vlan_copies_exact() {
+	local d
+	d=$(pin_dir)/route
+	printf 'map dump pinned %s\n' "$d/xf_rt_vlan" "$d/xf_rt_ifcfg" "$d/xf_rt_vlc" |
+		bpftool -j batch file - | jq -e '[.[] | select(.command) | .output] as [$vlan, $cfg, $vlc] |
+		([range(24)] | map("0x00") | join("")) as $z |
+		($cfg | map({key: (.key | join("")), value: (.value | join(""))}) | from_entries) as $c |
+		[($vlan[] | select(.key[7] != "0x80") | [.value[0:4], .value[84:108]]),
+		 ($vlc[] | select(.value[0:8] | any(. != "0x00")) | select(.value[7] != "0x80") |
+		  [.value[8:12], .value[92:116]])] |
+		map((.[1] | join("")) as $v | $v == $z or $v == $c[.[0] | join("")]) | all' >/dev/null
 }

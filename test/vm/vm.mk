@@ -24,11 +24,12 @@ KERNELS ?= sid bookworm
 # answer is in "every probe answers"), and VLAN devices: the vlan probe,
 # a tagged ping on each hook, router on a stick on hook xdp (also with two
 # ids that share a slot of xf_rt_vlc) and a device set down behind xfwd's
-# back on each hook (on 6.1, hook tc's refusal: no
+# back on each hook, rp_filter set on a VLAN device and refreshed on each
+# hook (on 6.1, hook tc's refusal: no
 # tcx; hook xdp there runs the build without kernel context).
 VM_CI_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats \
 	test/flow.bats test/vlan.bats
-VM_CI_FILTER ?= kernel probe|every probe answers|egress flag|netkit|lacks them|both veths|GRO on|(mode egress|mode peer delivers|seed 002).*\(tcx\)|hook (tc|xdp): IPv4 ping|hook auto on a veth|cannot take XDP frames|attach that fails in the kernel|route and a filter share|lookup flowtable: a masqueraded|has 802.1Q|router on a stick|set down behind|egress tag carries|ingress-qos-map.s priority reaches
+VM_CI_FILTER ?= kernel probe|every probe answers|egress flag|netkit|lacks them|both veths|GRO on|(mode egress|mode peer delivers|seed 002).*\(tcx\)|hook (tc|xdp): IPv4 ping|hook auto on a veth|cannot take XDP frames|attach that fails in the kernel|route and a filter share|lookup flowtable: a masqueraded|has 802.1Q|router on a stick|set down behind|egress tag carries|ingress-qos-map.s priority reaches|rp_filter set on a VLAN
 
 .PHONY: check-kernels check-kernels-ci vm-tools
 
