@@ -16,63 +16,6 @@ suite_setup() {
 	ping6 1 "$XF_H2_IP6" -q >/dev/null
 }
 
-# calls CMD...: how many kernel calls CMD makes (it is run).
-calls() {
-	local out
-	out=$(XFWD_FAULT=count xt "$@" 2>&1) || { echo "$out" >&2; return 1; }
-	[[ $out =~ fault:\ ([0-9]+)\ kernel\ calls ]] && echo "${BASH_REMATCH[1]}"
-}
-
-# after_kill WHAT: the checks after xfwd died.
-after_kill() {
-	consistent || fail "$1: show and the kernel disagree"
-	in_h1 ping -c 1 -W 2 -q "$XF_H2_IP4" >/dev/null || fail "$1: h1 cannot reach h2"
-}
-
-# kill_loop KILLS UNDO AGAIN -- CMD...: KILLS kills of xfwd CMD at calls
-# spread from the first to the last it makes. After each: after_kill, CMD
-# again (exit 0, or exit 1 with an error matching AGAIN, "work done"),
-# after_kill, UNDO (exit 0), after_kill.
-kill_loop() {
-	local kills=$1 undo=$2 again=$3 k n j rc out
-	shift 4
-	local k2
-	# Twice: the first run after a fresh start may make more calls.
-	k=$(calls "$@") || fail "clean run of $* failed"
-	# shellcheck disable=SC2086
-	xt $undo || fail "undo $undo failed"
-	k2=$(calls "$@") || fail "clean run of $* failed"
-	# shellcheck disable=SC2086
-	xt $undo || fail "undo $undo failed"
-	((k2 > k)) || k=$k2
-	for ((j = 0; j < kills; j++)); do
-		n=$((1 + j * (k - 1) / (kills - 1)))
-		rc=0
-		out=$(XFWD_FAULT=kill:$n xt "$@" 2>&1) || rc=$?
-		if ((rc == 0)) && [[ $out =~ fault:\ ([0-9]+)\ kernel\ calls ]]; then
-			# Fewer calls this time (state left by an earlier kill
-			# is reused): kill it at its last.
-			# shellcheck disable=SC2086
-			xt $undo >/dev/null || fail "undo $undo failed"
-			n=${BASH_REMATCH[1]}
-			rc=0
-			out=$(XFWD_FAULT=kill:$n xt "$@" 2>&1) || rc=$?
-		fi
-		((rc == 137)) || fail "$* at kill:$n: exit $rc, not killed: $out"
-		after_kill "$* killed at call $n"
-		rc=0
-		out=$(xt "$@" 2>&1) || rc=$?
-		((rc == 0)) || [[ $rc -lt 3 && -n $again && $out =~ $again ]] ||
-			fail "$* again after kill:$n: exit $rc: $out"
-		after_kill "$* again after kill:$n"
-		# shellcheck disable=SC2086
-		out=$(xt $undo 2>&1) || fail "undo $undo after kill:$n: $out"
-		after_kill "undo after kill:$n"
-	done
-	echo "crash: $* : $kills kills survived (of $k calls)" >>"$FAULT_LOG"
-	echo "# $*: $kills kills at calls 1..$k survived" >&3
-}
-
 @test "route attach, hook tc and hook xdp, killed at 40 points" {
 	kill_loop 20 "route detach all" "already in the forwarding set" -- \
 		route attach dev veth1 dev veth2 hook tc

@@ -10,6 +10,7 @@ bats_require_minimum_version 1.8.2
 load helpers/common
 load helpers/route
 load helpers/vlan
+load helpers/fault
 
 setup_file() {
 	_need_root
@@ -388,29 +389,12 @@ rp_refreshed() {
 # (a refresh makes more than that between the two), every copy is its
 # device's entry or zeros.
 @test "vlan hook tc: a VLAN device's detach killed at every third call leaves no copy of its configuration behind" {
-	local k n rc out
 	vlan_h1_tagged
 	if vlan_no_hook tc veth1.100; then return; fi
 	vlan_attach tc veth1.100 veth2
 	vlan_copies_exact
-	out=$(XFWD_FAULT=count xr route detach dev veth1.100 2>&1)
-	[[ $out =~ fault:\ ([0-9]+)\ kernel\ calls ]] || fail "detach: $out"
-	k=${BASH_REMATCH[1]}
-	for ((n = 1; n <= k; n += 3)); do
-		run -0 xr route attach dev veth1.100
-		vlan_copies_exact || fail "after attach, before kill:$n"
-		rc=0
-		out=$(XFWD_FAULT=kill:$n xr route detach dev veth1.100 2>&1) || rc=$?
-		((rc == 137)) || fail "detach at kill:$n: exit $rc: $out"
-		vlan_copies_exact || fail "detach killed at call $n left a copy unlike its entry"
-		# Done, or finished now.
-		rc=0
-		out=$(xr route detach dev veth1.100 2>&1) || rc=$?
-		((rc == 0)) || [[ $rc == 1 && $out == *"is not in the forwarding set"* ]] ||
-			fail "detach again after kill:$n: exit $rc: $out"
-		vlan_copies_exact || fail "detach again after kill:$n"
-	done
-	echo "# detach of veth1.100 killed at $(((k + 2) / 3)) of its $k calls" >&3
+	KILL_CHECK=vlan_copies_exact KILL_STRIDE=3 kill_loop 0 "route attach dev veth1.100" \
+		"is not in the forwarding set" -- route detach dev veth1.100
 }
 
 # The program loaded before 8021q still reads a VLAN device's flags:

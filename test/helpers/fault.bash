@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers of the reliability suites (txn, concurrency, crash, envfault):
 # r1's whole state as xfwd, the kernel and the pin tree see it, and the
-# XFWD_FAULT loop. Needs helpers/common and helpers/route.
+# XFWD_FAULT loops (vlan.bats kills a detach with kill_loop too). Needs
+# helpers/common and helpers/route.
 
 PROGS="$BATS_TEST_DIRNAME/../build/test/progs"
 # Every xfwd of these suites is bounded: a hang fails the test.
@@ -153,4 +154,66 @@ fault_loop() {
 	FAULTS=$((tried - 1))
 	echo "txn: $* : $FAULTS faults injected ($tol tolerated), all rolled back" >>"$FAULT_LOG"
 	echo "# $*: $FAULTS faults injected, $tol tolerated" >&3
+}
+
+# calls CMD...: how many kernel calls CMD makes (it is run).
+calls() {
+	local out
+	out=$(XFWD_FAULT=count xt "$@" 2>&1) || { echo "$out" >&2; return 1; }
+	[[ $out =~ fault:\ ([0-9]+)\ kernel\ calls ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# after_kill WHAT: the checks after xfwd died.
+after_kill() {
+	consistent || fail "$1: show and the kernel disagree"
+	in_h1 ping -c 1 -W 2 -q "$XF_H2_IP4" >/dev/null || fail "$1: h1 cannot reach h2"
+}
+
+# kill_loop KILLS UNDO AGAIN -- CMD...: KILLS kills of xfwd CMD at calls
+# spread from the first to the last it makes. After each: the check, CMD
+# again (exit 0, or 1 or 2 with an error matching AGAIN, "work done"),
+# the check, UNDO (exit 0), the check. KILL_CHECK names the check, a
+# function of a message that fails or returns non-zero (default
+# after_kill). KILL_STRIDE=K kills at calls 1, 1 + K, 1 + 2K, ... up to
+# the last instead, KILLS ignored: for a window of K calls that some
+# kill must hit.
+kill_loop() {
+	local kills=$1 undo=$2 again=$3 k n j rc out
+	shift 4
+	local k2 check=${KILL_CHECK:-after_kill} stride=${KILL_STRIDE:-0}
+	# Twice: the first run after a fresh start may make more calls.
+	k=$(calls "$@") || fail "clean run of $* failed"
+	# shellcheck disable=SC2086
+	xt $undo || fail "undo $undo failed"
+	k2=$(calls "$@") || fail "clean run of $* failed"
+	# shellcheck disable=SC2086
+	xt $undo || fail "undo $undo failed"
+	((k2 > k)) || k=$k2
+	((stride == 0)) || kills=$(((k - 1) / stride + 1))
+	for ((j = 0; j < kills; j++)); do
+		if ((stride)); then n=$((1 + j * stride)); else n=$((1 + j * (k - 1) / (kills - 1))); fi
+		rc=0
+		out=$(XFWD_FAULT=kill:$n xt "$@" 2>&1) || rc=$?
+		if ((rc == 0)) && [[ $out =~ fault:\ ([0-9]+)\ kernel\ calls ]]; then
+			# Fewer calls this time (state left by an earlier kill
+			# is reused): kill it at its last.
+			# shellcheck disable=SC2086
+			xt $undo >/dev/null || fail "undo $undo failed"
+			n=${BASH_REMATCH[1]}
+			rc=0
+			out=$(XFWD_FAULT=kill:$n xt "$@" 2>&1) || rc=$?
+		fi
+		((rc == 137)) || fail "$* at kill:$n: exit $rc, not killed: $out"
+		"$check" "$* killed at call $n" || fail "$* killed at call $n"
+		rc=0
+		out=$(xt "$@" 2>&1) || rc=$?
+		((rc == 0)) || [[ $rc -lt 3 && -n $again && $out =~ $again ]] ||
+			fail "$* again after kill:$n: exit $rc: $out"
+		"$check" "$* again after kill:$n" || fail "$* again after kill:$n"
+		# shellcheck disable=SC2086
+		out=$(xt $undo 2>&1) || fail "undo $undo after kill:$n: $out"
+		"$check" "undo after kill:$n" || fail "undo after kill:$n"
+	done
+	echo "crash: $* : $kills kills survived (of $k calls)" >>"$FAULT_LOG"
+	echo "# $*: $kills kills at calls 1..$k survived" >&3
 }

@@ -145,18 +145,16 @@ vlan_lost() {
 
 # vlan_copies_exact: every IN entry of xf_rt_vlan, and of its copy
 # xf_rt_vlc, carries its VLAN device's xf_rt_ifcfg entry or zeros (which
-# only pass; the only value where the device has no entry): struct
-# xf_route_vlan, cfg at byte 84 of the value, 92 in xf_rt_vlc behind the
-# key; an OUT key has bit 63.
+# only pass; the only value where the device has no entry). Read by the
+# maps' BTF (struct xf_route_vlan's cfg); an OUT key has bit 63.
 vlan_copies_exact() {
 	local d
 	d=$(pin_dir)/route
 	printf 'map dump pinned %s\n' "$d/xf_rt_vlan" "$d/xf_rt_ifcfg" "$d/xf_rt_vlc" |
-		bpftool -j batch file - | jq -e '[.[] | select(.command) | .output] as [$vlan, $cfg, $vlc] |
-		([range(24)] | map("0x00") | join("")) as $z |
-		($cfg | map({key: (.key | join("")), value: (.value | join(""))}) | from_entries) as $c |
-		[($vlan[] | select(.key[7] != "0x80") | [.value[0:4], .value[84:108]]),
-		 ($vlc[] | select(.value[0:8] | any(. != "0x00")) | select(.value[7] != "0x80") |
-		  [.value[8:12], .value[92:116]])] |
-		map((.[1] | join("")) as $v | $v == $z or $v == $c[.[0] | join("")]) | all' >/dev/null
+		bpftool -j batch file - | jq -e '
+		[.[] | select(.command) | .output | map(.formatted // error("no BTF"))] as [$vlan, $cfg, $vlc] |
+		($cfg | map({key: (.key | tostring), value}) | from_entries) as $c |
+		[($vlan[] | select(.key < 9223372036854775808) | .value),
+		 ($vlc[] | .value | select(.key != 0 and .key < 9223372036854775808) | .v)] |
+		map(.cfg == $c[.ifindex | tostring] or ([.cfg | .. | numbers] | all(. == 0))) | all' >/dev/null
 }
