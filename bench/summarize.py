@@ -390,7 +390,7 @@ def profile_md(prof, meta):
           "Programs: those attached to r1's veth1 (XDP and tc), ns per run from "
           "run_time_ns / run_cnt, the verifier's processed instructions "
           "(verified_insns) and the xlated and JITed sizes. JIT dumps of the route "
-          "programs: route_xdp.jited.txt, route_tc.jited.txt.", "",
+          "programs: bench/results/route_xdp.jited.txt, route_tc.jited.txt (each run's own, not published).", "",
           "| suite | config | delivered | wall ns/pkt | gen CPU ns/pkt | program | "
           "ns/run | runs/pkt | share of CPU budget | insns verified | xlated B | JITed B |",
           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
