@@ -340,11 +340,11 @@ int main(int argc, char **argv)
 	const char *batch = NULL;
 	int c, err;
 
-	/* libbpf parses the kernel's BTF (5 MB, some 20 MB once parsed) for
-	 * every object it loads that needs it, route's up to three times
-	 * per attach. Freed memory stays in the heap for the next parse:
-	 * given back and faulted in again, it was half the time of route
-	 * attach hook xdp on a VM. */
+	/* libbpf parses the kernel's BTF (megabytes, several times that once
+	 * parsed) for every object it loads that needs it, route's more
+	 * than once per attach. Freed memory stays in the heap for the next
+	 * parse: giving it back and faulting it in again would be a large
+	 * share of an attach's time. */
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	heap_huge();
