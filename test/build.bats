@@ -12,11 +12,18 @@ setup_file() {
 	local top d f
 	top="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 	# One pristine copy; each test copies it again (cp -a keeps mtimes, so
-	# make sees what a fresh clone has).
+	# make sees what a fresh clone has). Outside git (an unpacked
+	# tarball): the tree without what the build writes.
 	mkdir -p "$BATS_FILE_TMPDIR/src"
-	git -C "$top" ls-files -z --cached --others --exclude-standard |
-		(cd "$top" && tar --null -T - --ignore-failed-read -cf -) |
-		tar -xf - -C "$BATS_FILE_TMPDIR/src"
+	if git -C "$top" rev-parse --show-toplevel >/dev/null 2>&1; then
+		git -C "$top" ls-files -z --cached --others --exclude-standard |
+			(cd "$top" && tar --null -T - --ignore-failed-read -cf -) |
+			tar -xf - -C "$BATS_FILE_TMPDIR/src"
+	else
+		tar -C "$top" --exclude=./build --exclude=./config.mk \
+			--exclude=./config.mk.tmp -cf - . | tar -xf - -C "$BATS_FILE_TMPDIR/src"
+	fi
+	[[ -x $BATS_FILE_TMPDIR/src/configure && ! -e $BATS_FILE_TMPDIR/src/config.mk ]]
 	# A PATH of symlinks to everything on PATH but clang-19.
 	mkdir -p "$BATS_FILE_TMPDIR/bin"
 	IFS=: read -ra d <<<"$PATH"
