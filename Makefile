@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # xfwd: one non-recursive Makefile. Output goes to build/; V=1 shows commands.
 
-# Cleaning needs no configuration: without this guard make would remake a
-# missing config.mk (install-deps, configure) before "make clean" or
-# dh_auto_clean's "make distclean".
-ifneq ($(filter-out clean distclean help,$(or $(MAKECMDGOALS),all)),)
+# make never installs anything: a missing config.mk is remade by
+# ./configure alone, which names a missing build dependency and stops.
+# Goals that need no configuration skip it: cleaning (dh_auto_clean runs
+# "make distclean"), and the goals that install their packages first
+# (scripts/install-deps) and then build in a sub-make: deps, check, demo,
+# bench.
+SETUP_GOALS := deps check demo bench
+ifneq ($(filter-out clean distclean help $(SETUP_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include config.mk
 endif
 
@@ -82,11 +86,11 @@ all: build/xfwd $(MAN_OUT) $(UNIT_OUT)
 
 FORCE:
 
-# Missing packages are installed (root on Debian) before configure runs.
-config.mk: configure scripts/install-deps
-	$(Q)scripts/install-deps
+# Probes only: configure installs nothing (scripts/install-deps does).
+config.mk: configure
 	$(Q)./configure --prefix=$(PREFIX)
 
+# Every set: what the build, the demo, the tests and the benchmarks need.
 deps:
 	$(Q)scripts/install-deps
 
@@ -160,24 +164,31 @@ CHECK_BUILD = all $(UNIT_BINS) $(BENCH_BINS) $(TEST_PROG_OBJS) $(BENCH_PROG_OBJS
 include test/fuzz/fuzz.mk
 include test/vm/vm.mk
 
-# make check builds with every CPU, whatever -j it was given (CI runs a
-# plain "make check"): what the suite and the extras need (CHECK_BUILD),
-# then the tests, one at a time, with CHECK_BESIDE and then CHECK_EXTRA
-# beside them (-k: the extras run even when a guest failed).
+# make check installs what the build and the tests need (on a fresh
+# machine, as root on Debian), then builds with every CPU, whatever -j it
+# was given (CI runs a plain "make check"): what the suite and the extras
+# need (CHECK_BUILD), then the tests, one at a time, with CHECK_BESIDE and
+# then CHECK_EXTRA beside them (-k: the extras run even when a guest
+# failed).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 
-check: config.mk
+check:
+	$(Q)scripts/install-deps build test
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(CHECK_BUILD)
-	$(Q)scripts/install-deps
 	$(Q)test/beside '$(if $(strip $(CHECK_BESIDE) $(CHECK_EXTRA)),$(MAKE) --no-print-directory -k $(CHECK_BESIDE) $(CHECK_EXTRA))' test/run-all
 
 check-unit: $(UNIT_BINS)
 	$(Q)for t in $(UNIT_BINS); do $$t || exit 1; done
 
-demo: all $(BENCH_BINS)
+# demo and bench, like check, install their packages, then build.
+demo:
+	$(Q)scripts/install-deps build demo
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
 	$(Q)scripts/demo
 
-bench: all $(BENCH_BINS) $(TEST_PROG_OBJS) $(BENCH_PROG_OBJS)
+bench:
+	$(Q)scripts/install-deps build bench
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) $(TEST_PROG_OBJS) $(BENCH_PROG_OBJS)
 	$(Q)bench/run $(if $(FULL),--full)
 
 # The compiler and flags of bpf/ on one line, for the bench tools that
@@ -221,7 +232,8 @@ distclean: clean
 	$(Q)rm -f config.mk config.mk.tmp
 
 help:
-	@echo 'Targets: all check demo bench bench-publish fuzz check-kernels install deb clean distclean'
+	@echo 'Targets: all check demo bench bench-publish fuzz check-kernels install deb deps clean distclean'
+	@echo 'Only deps, check, demo and bench install packages (scripts/install-deps).'
 	@echo 'Options: V=1 (show commands) FULL=1 (bench: every suite)'
 	@echo '         FUZZ_TIME=600 (fuzz: seconds per target)'
 	@echo 'install honours DESTDIR PREFIX SBINDIR MANDIR BASH_COMPDIR SYSTEMDUNITDIR'

@@ -8,9 +8,11 @@
 # under DIR; the one source entry is derived from the machine's own Debian
 # entry (same URIs, same keyring), so no host name is written into the
 # project. Fills the array APT_OPTS with the options every apt-get and
-# apt-cache call must take, then updates the lists. Returns non-zero, with
-# "Error: ..." on stderr, when there is no Debian entry to derive from or
-# the update fails.
+# apt-cache call must take, then updates the lists (with XF_APT_OFFLINE=1
+# in the environment it keeps the lists an earlier update left, and needs
+# no network). Returns non-zero, with "Error: ..." on stderr, when there is
+# no Debian entry to derive from, the update fails, or XF_APT_OFFLINE finds
+# no lists.
 apt_private() {
 	local suite=$1 dir=$2 entry uris keyring
 	mkdir -p "$dir/lists/partial" "$dir/archives/partial" "$dir/sources.d"
@@ -56,6 +58,11 @@ apt_private() {
 		-o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=$dir/sources.d"
 		-o "APT::Architecture=amd64" -o "Acquire::Languages=none"
 		-o "APT::Sandbox::User=root" -q)
+	if [[ ${XF_APT_OFFLINE:-} == 1 ]]; then
+		compgen -G "$dir/lists/*_Packages*" >/dev/null && return 0
+		echo "Error: XF_APT_OFFLINE=1 but no apt lists of $suite in $dir/lists" >&2
+		return 1
+	fi
 	if ! apt-get "${APT_OPTS[@]}" update >/dev/null; then
 		echo "Error: apt-get update of $suite failed" >&2
 		return 1

@@ -146,8 +146,8 @@ ExecStart=/usr/local/sbin/xfwd -n %i restore file /etc/xfwd/%i.json"
 	local v a
 	need_deb
 	run -0 cat "$BATS_FILE_TMPDIR/deb.log"
-	# debian/rules runs configure itself: the Makefile's config.mk rule,
-	# which runs install-deps ("deps: ..."), never does.
+	# The package build runs plain make, whose config.mk rule runs
+	# configure alone: install-deps ("deps: ...") never runs.
 	assert_line "./configure --prefix=/usr"
 	refute_line --partial "deps:"
 	refute_line --partial "install-deps"
