@@ -9,6 +9,7 @@
 #include "nf.h"
 #include "nl_link.h"
 #include "out.h"
+#include "iface_probe.h"
 #include "probe.h"
 #include "route/route.h"
 
@@ -133,6 +134,7 @@ static int feature_show(struct xfwd *x, struct xf_args *a)
 		goto out;
 
 	xf_probe_kernel(&kf, XF_PROBE_ALL);
+	xf_route_probe_flowtable(&kf.xdp_flowtable);
 	feature_print_kernel(x->out, &kf);
 	err = feature_print_nf(x->out);
 	if (err)

@@ -15,6 +15,7 @@
 
 struct xf_nl;
 struct xf_gc_report;
+struct xf_probe;
 
 /* Bits 16-31 of xf_route_ifcfg.flags are userspace's; the programs ignore
  * them. AUTO: the hook was "auto". WANT_*: the families asked for, of which
@@ -113,6 +114,14 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
  * the same reading of netfilter and counters (route show). */
 int xf_route_list_warn(struct xf_nl *nl, int ifindex,
 		       int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
+
+/* lookup flowtable's probe for `feature show`'s xdp_flowtable: whether
+ * route's flowtable program (route_flow.bpf.c) loads, which needs the
+ * kfunc bpf_xdp_flow_lookup() of nf_flow_table (Linux 6.9). A "no" says
+ * what is missing: the kernel has no NF_FLOW_TABLE, the module is not
+ * loaded, or it has no such kfunc. Fills p; 0, or -errno when the probe
+ * itself could not run (p then says so). */
+int xf_route_probe_flowtable(struct xf_probe *p);
 
 /* One Warning line on stderr naming the netfilter chains that members of
  * the set bypass without the operator's "netfilter bypass" (nothing when
