@@ -23,6 +23,12 @@
 #include "route/route.h"
 #include "xbpf.h"
 
+const char *const xf_route_hook_words[] = { "auto", "xdp", "tc", NULL };
+const char *const xf_route_mode_words[] = { "native", "generic", NULL };
+const char *const xf_route_family_words[] = { "all", "inet", "inet6", NULL };
+const char *const xf_route_lookup_words[] = { "full", "direct", "flowtable", NULL };
+const char *const xf_route_netfilter_words[] = { "check", "bypass", NULL };
+
 struct rt_dev {
 	const char *name;
 	struct xf_link l;

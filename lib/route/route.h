@@ -34,6 +34,16 @@ struct xf_probe;
 #define XF_ROUTE_CHAIN_PRIO 1000
 enum xf_xdp_attach { XF_MODE_AUTO, XF_MODE_NATIVE, XF_MODE_GENERIC };
 
+/* The words of route attach's options, NULL-terminated, for the command
+ * line and the saved state alike. Indexes: hook auto, xdp, tc (enum
+ * xf_hook's order); mode native, generic; family all, inet, inet6; lookup
+ * full, direct, flowtable; netfilter check, bypass. */
+extern const char *const xf_route_hook_words[];
+extern const char *const xf_route_mode_words[];
+extern const char *const xf_route_family_words[];
+extern const char *const xf_route_lookup_words[];
+extern const char *const xf_route_netfilter_words[];
+
 struct xf_route_attach_opts {
 	enum xf_hook hook;
 	enum xf_xdp_attach mode;

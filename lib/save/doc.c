@@ -27,11 +27,6 @@
 #include "save/save.h"
 #include "usage.h"
 
-static const char *const hook_words[] = { "auto", "xdp", "tc", NULL };
-static const char *const mode_words[] = { "native", "generic", NULL };
-static const char *const family_words[] = { "all", "inet", "inet6", NULL };
-static const char *const lookup_words[] = { "full", "direct", "flowtable", NULL };
-static const char *const netfilter_words[] = { "check", "bypass", NULL };
 static const char *const dir_words[] = { "ingress", "egress", NULL };
 static const char *const act_words[] = { "", "next", "stop", NULL };
 
@@ -48,12 +43,13 @@ static json_t *sv_route_json(const struct xf_save_route *r)
 	int fam = r->family == XF_RTIF_INET ? 1 : r->family == XF_RTIF_INET6 ? 2 : 0;
 
 	if (!o || sv_set(o, "dev", json_string(r->dev)) ||
-	    sv_set(o, "hook", json_string(hook_words[r->hook])) ||
+	    sv_set(o, "hook", json_string(xf_route_hook_words[r->hook])) ||
 	    (r->hook == XF_HOOK_XDP &&
-	     sv_set(o, "mode", json_string(mode_words[r->mode == XF_MODE_GENERIC]))) ||
-	    sv_set(o, "family", json_string(family_words[fam])) ||
-	    sv_set(o, "lookup", json_string(lookup_words[r->direct ? 1 : r->flowtable ? 2 : 0])) ||
-	    sv_set(o, "netfilter", json_string(netfilter_words[r->nf_bypass]))) {
+	     sv_set(o, "mode", json_string(xf_route_mode_words[r->mode == XF_MODE_GENERIC]))) ||
+	    sv_set(o, "family", json_string(xf_route_family_words[fam])) ||
+	    sv_set(o, "lookup", json_string(xf_route_lookup_words[r->direct ? 1 :
+								   r->flowtable ? 2 : 0])) ||
+	    sv_set(o, "netfilter", json_string(xf_route_netfilter_words[r->nf_bypass]))) {
 		json_decref(o);
 		return NULL;
 	}
@@ -101,7 +97,7 @@ static json_t *sv_chain_json(const struct xf_save_chain *c)
 	for (i = 0; !err && i < c->n; i++)
 		err = json_array_append_new(ms, sv_member_json(&c->m[i]));
 	err = err ?: sv_set(o, "dev", json_string(c->dev)) ?:
-	      sv_set(o, "mode", json_string(mode_words[c->generic]));
+	      sv_set(o, "mode", json_string(xf_route_mode_words[c->generic]));
 	if (!err) {
 		err = sv_set(o, "members", ms);
 		ms = NULL;
@@ -316,18 +312,18 @@ static int sv_route_parse(struct sv_parse *p, json_t *o, int i, void *elem)
 	sv_at(p, "route", i, NULL);
 	err = sv_keys(p, o, keys) ?:
 	      sv_str(p, o, "route", i, "dev", r->dev, sizeof(r->dev), false, NULL) ?:
-	      sv_word(p, o, "route", i, "hook", hook_words, &h) ?:
+	      sv_word(p, o, "route", i, "hook", xf_route_hook_words, &h) ?:
 	      sv_str(p, o, "route", i, "mode", mode, sizeof(mode), true, &has_mode) ?:
-	      sv_word(p, o, "route", i, "family", family_words, &f) ?:
-	      sv_word(p, o, "route", i, "lookup", lookup_words, &l) ?:
-	      sv_word(p, o, "route", i, "netfilter", netfilter_words, &nf);
+	      sv_word(p, o, "route", i, "family", xf_route_family_words, &f) ?:
+	      sv_word(p, o, "route", i, "lookup", xf_route_lookup_words, &l) ?:
+	      sv_word(p, o, "route", i, "netfilter", xf_route_netfilter_words, &nf);
 	if (err)
 		return err;
 	if (has_mode) {
 		sv_at(p, "route", i, "mode");
 		if (h != XF_HOOK_XDP)
 			return sv_bad(p, "only hook xdp takes a mode");
-		err = sv_word(p, o, "route", i, "mode", mode_words, &m);
+		err = sv_word(p, o, "route", i, "mode", xf_route_mode_words, &m);
 		if (err)
 			return err;
 	} else if (h == XF_HOOK_XDP) {
@@ -419,7 +415,7 @@ static int sv_chain_parse(struct sv_parse *p, json_t *o, int i, void *elem)
 	sv_at(p, "chain", i, NULL);
 	err = sv_keys(p, o, keys) ?:
 	      sv_str(p, o, "chain", i, "dev", c->dev, sizeof(c->dev), false, NULL) ?:
-	      sv_word(p, o, "chain", i, "mode", mode_words, &m);
+	      sv_word(p, o, "chain", i, "mode", xf_route_mode_words, &m);
 	if (err)
 		return err;
 	c->generic = m == 1;

@@ -14,12 +14,14 @@
 #include "redirect/redirect.h"
 #include "route/route.h"
 #include "save/save.h"
+#include "vec.h"
 
 struct sv_read {
 	struct xf_nl *nl;
 	struct xf_save *s;
 	const char *keep;
 	int err;
+	int route_cap, chain_cap, redirect_cap;	/* room in s's arrays */
 };
 
 void xf_save_free(struct xf_save *s)
@@ -28,23 +30,6 @@ void xf_save_free(struct xf_save *s)
 	free(s->chain);
 	free(s->redirect);
 	memset(s, 0, sizeof(*s));
-}
-
-/* A new zeroed entry at the end of *arr (n entries of sz), or NULL. The
- * arrays grow 16 at a time: they are small. */
-static void *sv_push(void **arr, int *n, size_t sz)
-{
-	char *v = *arr;
-
-	if (!(*n % 16)) {
-		v = realloc(*arr, (*n + 16) * sz);
-		if (!v)
-			return NULL;
-		*arr = v;
-	}
-	v += (*n)++ * sz;
-	memset(v, 0, sz);
-	return v;
 }
 
 static int sv_route_cb(const struct xf_route_iface *ri, void *arg)
@@ -60,7 +45,7 @@ static int sv_route_cb(const struct xf_route_iface *ri, void *arg)
 	}
 	if (!ri->name[0])
 		return 0;
-	sr = sv_push((void **)&r->s->route, &r->s->nroute, sizeof(*sr));
+	sr = xf_vec_push(&r->s->route, &r->s->nroute, &r->route_cap, sizeof(*sr));
 	if (!sr)
 		return -ENOMEM;
 	snprintf(sr->dev, sizeof(sr->dev), "%s", ri->name);
@@ -139,7 +124,7 @@ static int sv_chain_cb(const struct xf_chain_info *ci, void *arg)
 
 	if (!ci->dev[0] || !ci->desc.n)
 		return 0;
-	sc = sv_push((void **)&r->s->chain, &r->s->nchain, sizeof(*sc));
+	sc = xf_vec_push(&r->s->chain, &r->s->nchain, &r->chain_cap, sizeof(*sc));
 	if (!sc)
 		return -ENOMEM;
 	snprintf(sc->dev, sizeof(sc->dev), "%s", ci->dev);
@@ -161,7 +146,7 @@ static int sv_redirect_cb(const struct xf_redirect_info *ri, void *arg)
 
 	if (!ri->dev[0])
 		return 0;
-	sr = sv_push((void **)&r->s->redirect, &r->s->nredirect, sizeof(*sr));
+	sr = xf_vec_push(&r->s->redirect, &r->s->nredirect, &r->redirect_cap, sizeof(*sr));
 	if (!sr)
 		return -ENOMEM;
 	snprintf(sr->dev, sizeof(sr->dev), "%s", ri->dev);
