@@ -59,8 +59,6 @@ struct object {
 int cmd_match(const char *what, const char *name, const char *const *names, int n);
 /* Run the verb a's next word names on object obj. 0/-errno (-XF_EUSAGE for usage). */
 int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a);
-/* Print "Usage: xfwd OBJ VERB GRAMMAR" for each verb to stdout. */
-void cmd_usage(const struct object *obj);
 
 /* Lazily open rtnetlink in the current namespace. NULL after an Error. */
 struct xf_nl *xfwd_nl(struct xfwd *x);

@@ -99,7 +99,7 @@ static int probe_prog_run(struct bpf_program *prog, uint32_t *ret)
 	return 0;
 }
 
-int xf_probe_jit(struct xf_probe *p)
+static int xf_probe_jit(struct xf_probe *p)
 {
 	struct bpf_prog_info info = { 0 };
 	uint32_t len = sizeof(info);
@@ -150,7 +150,7 @@ static void probe_helper(struct xf_probe *p, enum bpf_prog_type type, const char
 		xf_probe_set(p, false, ret, "cannot probe %s() for %s programs", fname, tname);
 }
 
-int xf_probe_helpers(struct xf_kernel_features *kf)
+static int xf_probe_helpers(struct xf_kernel_features *kf)
 {
 	const enum bpf_prog_type tc = BPF_PROG_TYPE_SCHED_CLS, xdp = BPF_PROG_TYPE_XDP;
 	struct probe_bpf *skel;
@@ -185,7 +185,7 @@ int xf_probe_helpers(struct xf_kernel_features *kf)
 	return 0;
 }
 
-int xf_probe_fib_flags(struct xf_kernel_features *kf)
+static int xf_probe_fib_flags(struct xf_kernel_features *kf)
 {
 	static const struct {
 		size_t off;
@@ -271,7 +271,7 @@ out:
 	return err;
 }
 
-int xf_probe_freplace(struct xf_probe *p)
+static int xf_probe_freplace(struct xf_probe *p)
 {
 	struct probe_ext_bpf *ext = NULL;
 	struct probe_bpf *skel;
@@ -408,7 +408,9 @@ static int attach_child(void *arg __attribute__((unused)), void *res,
 	return 0;
 }
 
-int xf_probe_attach(struct xf_kernel_features *kf)
+/* xdp_link, tcx, cls_bpf, netkit and vlan, tried on scratch devices in a
+ * child process inside a new network namespace. */
+static int xf_probe_attach(struct xf_kernel_features *kf)
 {
 	struct attach_res r;
 	int err;
@@ -443,7 +445,10 @@ static const struct {
 /* The tracepoints a redirect or an XDP program that fails goes through. */
 static const char *const xdp_tps[] = { "xdp_redirect_err", "xdp_exception" };
 
-int xf_probe_xdp_tracepoints(struct xf_probe *p)
+/* A raw tracepoint program loads and attaches to xdp:xdp_redirect_err and
+ * xdp:xdp_exception (and is gone again). A "no" says which step the
+ * kernel refused. */
+static int xf_probe_xdp_tracepoints(struct xf_probe *p)
 {
 	/* r0 = 0; exit: the smallest program a tracepoint takes. */
 	const struct bpf_insn insns[] = {

@@ -68,25 +68,14 @@ int xf_probe_kernel(struct xf_kernel_features *kf, unsigned int what);
 const struct xf_probe *xf_probe_kernel_at(const struct xf_kernel_features *kf, int i,
 					  const char **key);
 
-/* The single probes behind xf_probe_kernel(); each fills its answer and
- * returns 0, or -errno when the probe itself could not run (the answer is
- * then a "no" saying so). */
-int xf_probe_jit(struct xf_probe *p);
-int xf_probe_helpers(struct xf_kernel_features *kf);
-int xf_probe_fib_flags(struct xf_kernel_features *kf);
+/* Two of the probes behind xf_probe_kernel(), which other commands ask
+ * alone; each fills its answer and returns 0, or -errno when the probe
+ * itself could not run (the answer is then a "no" saying so). */
 int xf_probe_peer_egress(struct xf_probe *p);
-int xf_probe_freplace(struct xf_probe *p);
 /* bpf_cast_to_kern_ctx() (6.2), and CAP_PERFMON or CAP_SYS_ADMIN to read
  * what it reaches: yes when route loads its build that reads kernel state
  * (lib/route/inst.c), which spares the second lookups the other makes. */
 int xf_probe_kern_ctx(struct xf_probe *p);
-/* A raw tracepoint program loads and attaches to xdp:xdp_redirect_err and
- * xdp:xdp_exception (and is gone again). A "no" says which step the
- * kernel refused. */
-int xf_probe_xdp_tracepoints(struct xf_probe *p);
-/* xdp_link, tcx, cls_bpf, netkit and vlan, tried on scratch devices in a child
- * process inside a new network namespace. */
-int xf_probe_attach(struct xf_kernel_features *kf);
 
 /* Whether this kernel has tcx (Linux 6.6): one cheap query on ifindex,
  * which an older kernel refuses with EINVAL for the unknown attach type. */
