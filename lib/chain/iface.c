@@ -26,13 +26,9 @@
 
 void chain_if_close(struct chain_if *c)
 {
-	if (c->link_fd >= 0)
-		close(c->link_fd);
-	if (c->desc_fd >= 0)
-		close(c->desc_fd);
-	if (c->cnt_fd >= 0)
-		close(c->cnt_fd);
-	c->link_fd = c->desc_fd = c->cnt_fd = -1;
+	xf_fd_close(&c->link_fd);
+	xf_fd_close(&c->desc_fd);
+	xf_fd_close(&c->cnt_fd);
 }
 
 /* strerror() that also knows libbpf's own codes (LIBBPF_ERRNO__FORMAT...). */

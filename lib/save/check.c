@@ -43,6 +43,21 @@ static int sv_missing(struct xf_nl *nl, const char *what, int i, const char *dev
 	return 1;
 }
 
+/* Entry *i of arr (*n entries of sz) names dev, and dev2 unless NULL:
+ * sv_missing() of each, and where one went, the entry goes from arr and
+ * *i steps back. 1 when it went, 0 when both are there, -ENODEV. */
+static int sv_drop_missing(struct xf_nl *nl, const char *what, void *arr, int *n, int *i,
+			   size_t sz, const char *dev, const char *dev2, bool skip)
+{
+	int r = sv_missing(nl, what, *i, dev, skip);
+
+	if (!r && dev2)
+		r = sv_missing(nl, what, *i, dev2, skip);
+	if (r > 0)
+		sv_drop(arr, n, (*i)--, sz);
+	return r;
+}
+
 static int sv_check_unique(const struct xf_save *s)
 {
 	const struct xf_save_redirect *a, *b;
@@ -109,29 +124,25 @@ int xf_save_check(struct xf_nl *nl, struct xf_save *s, bool skip)
 	if (r)
 		return r;
 	for (i = 0; i < s->nroute; i++) {
-		r = sv_missing(nl, "route", i, s->route[i].dev, skip);
+		r = sv_drop_missing(nl, "route", s->route, &s->nroute, &i, sizeof(*s->route),
+				    s->route[i].dev, NULL, skip);
 		if (r < 0)
 			return r;
-		if (r)
-			sv_drop(s->route, &s->nroute, i--, sizeof(*s->route));
 	}
 	for (i = 0; i < s->nredirect; i++) {
-		r = sv_missing(nl, "redirect", i, s->redirect[i].dev, skip);
-		if (!r)
-			r = sv_missing(nl, "redirect", i, s->redirect[i].target, skip);
+		r = sv_drop_missing(nl, "redirect", s->redirect, &s->nredirect, &i,
+				    sizeof(*s->redirect), s->redirect[i].dev,
+				    s->redirect[i].target, skip);
+		if (r < 0)
+			return r;
+	}
+	for (i = 0; i < s->nchain; i++) {
+		r = sv_drop_missing(nl, "chain", s->chain, &s->nchain, &i, sizeof(*s->chain),
+				    s->chain[i].dev, NULL, skip);
 		if (r < 0)
 			return r;
 		if (r)
-			sv_drop(s->redirect, &s->nredirect, i--, sizeof(*s->redirect));
-	}
-	for (i = 0; i < s->nchain; i++) {
-		r = sv_missing(nl, "chain", i, s->chain[i].dev, skip);
-		if (r < 0)
-			return r;
-		if (r) {
-			sv_drop(s->chain, &s->nchain, i--, sizeof(*s->chain));
 			continue;
-		}
 		for (j = 0; j < s->chain[i].n; j++) {
 			r = sv_check_member(&s->chain[i], i, j);
 			if (r)

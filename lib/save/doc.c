@@ -37,23 +37,42 @@ static int sv_set(json_t *o, const char *key, json_t *v)
 	return v && !json_object_set_new(o, key, v) ? 0 : -ENOMEM;
 }
 
-static json_t *sv_route_json(const struct xf_save_route *r)
+/* Set o's key to v unless err: v goes either way (to o, or released).
+ * err, or sv_set()'s. */
+static int sv_put(json_t *o, const char *key, json_t *v, int err)
 {
-	json_t *o = json_object();
-	int fam = r->family == XF_RTIF_INET ? 1 : r->family == XF_RTIF_INET6 ? 2 : 0;
+	if (err) {
+		json_decref(v);
+		return err;
+	}
+	return sv_set(o, key, v);
+}
 
-	if (!o || sv_set(o, "dev", json_string(r->dev)) ||
-	    sv_set(o, "hook", json_string(xf_route_hook_words[r->hook])) ||
-	    (r->hook == XF_HOOK_XDP &&
-	     sv_set(o, "mode", json_string(xf_route_mode_words[r->mode == XF_MODE_GENERIC]))) ||
-	    sv_set(o, "family", json_string(xf_route_family_words[fam])) ||
-	    sv_set(o, "lookup", json_string(xf_route_lookup_words[r->direct ? 1 :
-								   r->flowtable ? 2 : 0])) ||
-	    sv_set(o, "netfilter", json_string(xf_route_netfilter_words[r->nf_bypass]))) {
+/* o, or with err NULL (o released). */
+static json_t *sv_done(json_t *o, int err)
+{
+	if (err) {
 		json_decref(o);
 		return NULL;
 	}
 	return o;
+}
+
+static json_t *sv_route_json(const struct xf_save_route *r)
+{
+	json_t *o = json_object();
+	int fam = r->family == XF_RTIF_INET ? 1 : r->family == XF_RTIF_INET6 ? 2 : 0;
+	int mode = r->mode == XF_MODE_GENERIC, err = !o;
+
+	err = err ?: sv_set(o, "dev", json_string(r->dev)) ?:
+	      sv_set(o, "hook", json_string(xf_route_hook_words[r->hook]));
+	if (!err && r->hook == XF_HOOK_XDP)
+		err = sv_set(o, "mode", json_string(xf_route_mode_words[mode]));
+	err = err ?: sv_set(o, "family", json_string(xf_route_family_words[fam])) ?:
+	      sv_set(o, "lookup", json_string(xf_route_lookup_words[r->direct ? 1 :
+								   r->flowtable ? 2 : 0])) ?:
+	      sv_set(o, "netfilter", json_string(xf_route_netfilter_words[r->nf_bypass]));
+	return sv_done(o, err);
 }
 
 static json_t *sv_member_json(const struct xf_save_member *m)
@@ -77,16 +96,8 @@ static json_t *sv_member_json(const struct xf_save_member *m)
 			snprintf(word, sizeof(word), "%s", act_words[m->act[v]]);
 		err = sv_set(on, xf_chain_verdict_name(v), json_string(word));
 	}
-	if (on && !err) {
-		err = sv_set(o, "on", on);
-		on = NULL;
-	}
-	json_decref(on);
-	if (err) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	err = sv_put(o, "on", on, err);
+	return sv_done(o, err);
 }
 
 static json_t *sv_chain_json(const struct xf_save_chain *c)
@@ -98,16 +109,8 @@ static json_t *sv_chain_json(const struct xf_save_chain *c)
 		err = json_array_append_new(ms, sv_member_json(&c->m[i]));
 	err = err ?: sv_set(o, "dev", json_string(c->dev)) ?:
 	      sv_set(o, "mode", json_string(xf_route_mode_words[c->generic]));
-	if (!err) {
-		err = sv_set(o, "members", ms);
-		ms = NULL;
-	}
-	json_decref(ms);
-	if (err) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	err = sv_put(o, "members", ms, err);
+	return sv_done(o, err);
 }
 
 static json_t *sv_redirect_json(const struct xf_save_redirect *r)
@@ -125,11 +128,7 @@ static json_t *sv_redirect_json(const struct xf_save_redirect *r)
 		err = sv_set(o, "match", json_string(xf_addr_str(&r->match, true, a, sizeof(a))));
 	if (!err && r->has_via)
 		err = sv_set(o, "via", json_string(xf_addr_str(&r->via, false, a, sizeof(a))));
-	if (err) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	return sv_done(o, err);
 }
 
 /* Arrays are sorted by what identifies an entry, so that the order the

@@ -3,6 +3,7 @@
  * object's own listing. Interfaces that have gone are left out: they are
  * garbage for xfwd gc, not state to restore. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,22 @@ void xf_save_free(struct xf_save *s)
 	memset(s, 0, sizeof(*s));
 }
 
+_Static_assert(offsetof(struct xf_save_route, dev) == 0 &&
+	       offsetof(struct xf_save_chain, dev) == 0 &&
+	       offsetof(struct xf_save_redirect, dev) == 0, "entries start with dev");
+
+/* A new zeroed entry at the end of *arr (*n entries of sz, room for
+ * *cap), named by its device dev, which every kind of entry holds first:
+ * the entry, or NULL (ENOMEM). */
+static void *sv_add(void *arr, int *n, int *cap, size_t sz, const char *dev)
+{
+	char *e = xf_vec_push(arr, n, cap, sz);
+
+	if (e)
+		snprintf(e, IF_NAMESIZE, "%s", dev);
+	return e;
+}
+
 static int sv_route_cb(const struct xf_route_iface *ri, void *arg)
 {
 	struct sv_read *r = arg;
@@ -45,10 +62,9 @@ static int sv_route_cb(const struct xf_route_iface *ri, void *arg)
 	}
 	if (!ri->name[0])
 		return 0;
-	sr = xf_vec_push(&r->s->route, &r->s->nroute, &r->route_cap, sizeof(*sr));
+	sr = sv_add(&r->s->route, &r->s->nroute, &r->route_cap, sizeof(*sr), ri->name);
 	if (!sr)
 		return -ENOMEM;
-	snprintf(sr->dev, sizeof(sr->dev), "%s", ri->name);
 	sr->hook = ri->flags & XF_RTIF_AUTO ? XF_HOOK_AUTO : ri->hook;
 	if (sr->hook == XF_HOOK_XDP)
 		sr->mode = strcmp(ri->mode, "generic") ? XF_MODE_NATIVE : XF_MODE_GENERIC;
@@ -124,10 +140,9 @@ static int sv_chain_cb(const struct xf_chain_info *ci, void *arg)
 
 	if (!ci->dev[0] || !ci->desc.n)
 		return 0;
-	sc = xf_vec_push(&r->s->chain, &r->s->nchain, &r->chain_cap, sizeof(*sc));
+	sc = sv_add(&r->s->chain, &r->s->nchain, &r->chain_cap, sizeof(*sc), ci->dev);
 	if (!sc)
 		return -ENOMEM;
-	snprintf(sc->dev, sizeof(sc->dev), "%s", ci->dev);
 	sc->generic = !strcmp(ci->mode, "generic");
 	for (i = 0; i < ci->desc.n && i < XF_CHAIN_MAX; i++) {
 		err = sv_member(r, ci, &ci->desc.m[i], &sc->m[sc->n++]);
@@ -146,10 +161,9 @@ static int sv_redirect_cb(const struct xf_redirect_info *ri, void *arg)
 
 	if (!ri->dev[0])
 		return 0;
-	sr = xf_vec_push(&r->s->redirect, &r->s->nredirect, &r->redirect_cap, sizeof(*sr));
+	sr = sv_add(&r->s->redirect, &r->s->nredirect, &r->redirect_cap, sizeof(*sr), ri->dev);
 	if (!sr)
 		return -ENOMEM;
-	snprintf(sr->dev, sizeof(sr->dev), "%s", ri->dev);
 	sr->dir = ri->dir;
 	sr->has_match = ri->has_match;
 	sr->match = ri->match;
