@@ -62,6 +62,8 @@ int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a);
 
 /* Lazily open rtnetlink in the current namespace. NULL after an Error. */
 struct xf_nl *xfwd_nl(struct xfwd *x);
+/* The same into *nl: 0, or -EIO after its Error. */
+int xfwd_nl_get(struct xfwd *x, struct xf_nl **nl);
 
 /* A show verb: [ dev IFNAME ], then walk fills the list named key (dev is
  * NULL for every interface). cmd/show.c. */

@@ -115,12 +115,9 @@ static int feature_show(struct xfwd *x, struct xf_args *a)
 	size_t i;
 	int err;
 
-	err = feature_show_parse(a, &opts);
+	err = feature_show_parse(a, &opts) ?: xfwd_nl_get(x, &nl);
 	if (err)
 		return err;
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
 	if (opts.dev) {
 		err = feature_collect(&(struct xf_link){ 0 }, &lv);
 		if (!err)

@@ -71,10 +71,9 @@ static int route_attach_parse(struct xf_args *a, struct route_attach_opts *o)
 			return arg_unexpected(a);
 		}
 	}
+	err = arg_need(a, err, o->ndev, "dev IFNAME");
 	if (err)
 		return err;
-	if (!o->ndev)
-		return arg_missing(a, "dev IFNAME");
 	if (o->o.nf_bypass && o->o.flowtable) {
 		fprintf(stderr, "Error: \"netfilter bypass\" does not go with \"lookup "
 			"flowtable\", in which netfilter decides.\n");
@@ -118,11 +117,7 @@ static int route_detach(struct xfwd *x, struct xf_args *a)
 		else
 			return arg_unexpected(a);
 	}
-	if (err)
-		return err;
-	if (!n && !all)
-		return arg_missing(a, "dev IFNAME or all");
-	err = xfwd_nl_locked(x, &nl);
+	err = arg_need(a, err, n || all, "dev IFNAME or all") ?: xfwd_nl_locked(x, &nl);
 	if (err)
 		return err;
 	return xf_route_detach(nl, devs, n, all);
@@ -305,10 +300,9 @@ static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_ge
 			return arg_unexpected(a);
 		}
 	}
+	err = arg_need(a, err, has_dst, "ADDRESS");
 	if (err)
 		return err;
-	if (!has_dst)
-		return arg_missing(a, "ADDRESS");
 	if (r->has_src && r->src.family != r->dst.family) {
 		fprintf(stderr, "Error: \"from\" and ADDRESS are of different families.\n");
 		return -XF_EUSAGE;
@@ -356,12 +350,9 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 	char buf[64];
 	int err;
 
-	err = route_get_parse(x, a, &req);
+	err = route_get_parse(x, a, &req) ?: xfwd_nl_get(x, &nl);
 	if (err)
 		return err;
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
 	err = xf_route_get(nl, &req, &res);
 	if (err)
 		return err;

@@ -288,14 +288,9 @@ int stats_watch(struct xfwd *x, struct xf_args *a)
 		return -ENOMEM;
 	w->x = x;
 	w->runtime_fd = -1;
-	err = stats_parse(a, &w->o, true);
+	err = stats_parse(a, &w->o, true) ?: xfwd_nl_get(x, &w->nl);
 	if (err)
 		goto out;
-	w->nl = xfwd_nl(x);
-	if (!w->nl) {
-		err = -EIO;
-		goto out;
-	}
 	if (x->stats) {
 		w->runtime_fd = xf_stats_runtime_enable();
 		if (w->runtime_fd < 0) {

@@ -85,12 +85,15 @@ static bool sv_chain_eq(const void *va, const void *vb)
 	return true;
 }
 
-static bool sv_rule_key_eq(const void *va, const void *vb)
+bool xf_save_rule_same(const struct xf_save_redirect *a, const struct xf_save_redirect *b)
 {
-	const struct xf_save_redirect *a = va, *b = vb;
-
 	return !strcmp(a->dev, b->dev) && a->dir == b->dir && a->has_match == b->has_match &&
 	       (!a->has_match || !memcmp(&a->match, &b->match, sizeof(a->match)));
+}
+
+static bool sv_rule_key_eq(const void *a, const void *b)
+{
+	return xf_save_rule_same(a, b);
 }
 
 static bool sv_rule_eq(const void *va, const void *vb)

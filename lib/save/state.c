@@ -3,7 +3,6 @@
  * object's own listing. Interfaces that have gone are left out: they are
  * garbage for xfwd gc, not state to restore. */
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +32,9 @@ void xf_save_free(struct xf_save *s)
 	memset(s, 0, sizeof(*s));
 }
 
-_Static_assert(offsetof(struct xf_save_route, dev) == 0 &&
-	       offsetof(struct xf_save_chain, dev) == 0 &&
-	       offsetof(struct xf_save_redirect, dev) == 0, "entries start with dev");
-
 /* A new zeroed entry at the end of *arr (*n entries of sz, room for
- * *cap), named by its device dev, which every kind of entry holds first:
+ * *cap), named by its device dev, which every kind of entry holds first
+ * (save.h):
  * the entry, or NULL (ENOMEM). */
 static void *sv_add(void *arr, int *n, int *cap, size_t sz, const char *dev)
 {
