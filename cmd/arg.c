@@ -81,6 +81,11 @@ int arg_missing(const struct xf_args *a, const char *what)
 	return -XF_EUSAGE;
 }
 
+int arg_need(const struct xf_args *a, int err, bool have, const char *what)
+{
+	return err ?: have ? 0 : arg_missing(a, what);
+}
+
 int arg_invalid(const struct xf_args *a, const char *what, const char *value)
 {
 	fprintf(stderr, "Error: invalid value \"%s\" for %s", value, what);

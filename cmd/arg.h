@@ -51,5 +51,8 @@ int arg_one_of(struct xf_args *a, const char *what, const char *const *words,
 int arg_unexpected(const struct xf_args *a);
 int arg_missing(const struct xf_args *a, const char *what);
 int arg_invalid(const struct xf_args *a, const char *what, const char *value);
+/* The end of a verb's words: err when the parse failed, else
+ * arg_missing(a, what) when the verb lacks what (have false), else 0. */
+int arg_need(const struct xf_args *a, int err, bool have, const char *what);
 
 #endif

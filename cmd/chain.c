@@ -113,13 +113,8 @@ static int chain_add(struct xfwd *x, struct xf_args *a)
 			return arg_unexpected(a);
 		}
 	}
-	if (err)
-		return err;
-	if (!dev)
-		return arg_missing(a, "dev IFNAME");
-	if (!o.obj)
-		return arg_missing(a, "obj FILE");
-	err = xfwd_nl_locked(x, &nl) ?: chain_obj_check(x, o.obj);
+	err = arg_need(a, err, dev, "dev IFNAME") ?: arg_need(a, 0, o.obj, "obj FILE") ?:
+	      xfwd_nl_locked(x, &nl) ?: chain_obj_check(x, o.obj);
 	return err ?: xf_chain_add(nl, dev, &o);
 }
 
@@ -395,10 +390,9 @@ static int chain_profile(struct xfwd *x, struct xf_args *a)
 		else
 			return arg_unexpected(a);
 	}
+	err = arg_need(a, err, dev, "dev IFNAME");
 	if (err)
 		return err;
-	if (!dev)
-		return arg_missing(a, "dev IFNAME");
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);

@@ -32,7 +32,8 @@ int cmd_match(const char *what, const char *name, const char *const *names, int 
 	return -EEXIST;
 }
 
-void cmd_usage(const struct object *obj)
+/* Print "Usage: xfwd OBJ VERB GRAMMAR" for each verb to stdout. */
+static void cmd_usage(const struct object *obj)
 {
 	const struct cmd *c;
 	int w = 0;

@@ -59,11 +59,11 @@ struct object {
 int cmd_match(const char *what, const char *name, const char *const *names, int n);
 /* Run the verb a's next word names on object obj. 0/-errno (-XF_EUSAGE for usage). */
 int cmd_dispatch(struct xfwd *x, const struct object *obj, struct xf_args *a);
-/* Print "Usage: xfwd OBJ VERB GRAMMAR" for each verb to stdout. */
-void cmd_usage(const struct object *obj);
 
 /* Lazily open rtnetlink in the current namespace. NULL after an Error. */
 struct xf_nl *xfwd_nl(struct xfwd *x);
+/* The same into *nl: 0, or -EIO after its Error. */
+int xfwd_nl_get(struct xfwd *x, struct xf_nl **nl);
 
 /* A show verb: [ dev IFNAME ], then walk fills the list named key (dev is
  * NULL for every interface). cmd/show.c. */

@@ -9,6 +9,7 @@
 #include "nf.h"
 #include "nl_link.h"
 #include "out.h"
+#include "iface_probe.h"
 #include "probe.h"
 #include "route/route.h"
 
@@ -114,12 +115,9 @@ static int feature_show(struct xfwd *x, struct xf_args *a)
 	size_t i;
 	int err;
 
-	err = feature_show_parse(a, &opts);
+	err = feature_show_parse(a, &opts) ?: xfwd_nl_get(x, &nl);
 	if (err)
 		return err;
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
 	if (opts.dev) {
 		err = feature_collect(&(struct xf_link){ 0 }, &lv);
 		if (!err)
@@ -133,6 +131,7 @@ static int feature_show(struct xfwd *x, struct xf_args *a)
 		goto out;
 
 	xf_probe_kernel(&kf, XF_PROBE_ALL);
+	xf_route_probe_flowtable(&kf.xdp_flowtable);
 	feature_print_kernel(x->out, &kf);
 	err = feature_print_nf(x->out);
 	if (err)

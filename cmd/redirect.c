@@ -90,11 +90,7 @@ static int redirect_del(struct xfwd *x, struct xf_args *a)
 			return arg_unexpected(a);
 		}
 	}
-	if (err)
-		return err;
-	if (!dev)
-		return arg_missing(a, "dev IFNAME");
-	err = xfwd_nl_locked(x, &nl);
+	err = arg_need(a, err, dev, "dev IFNAME") ?: xfwd_nl_locked(x, &nl);
 	return err ?: xf_redirect_del(nl, dev, dir, has_match ? &match : NULL, all);
 }
 

@@ -18,11 +18,6 @@ struct route_attach_opts {
 	struct xf_route_attach_opts o;
 };
 
-static const char *const hook_words[] = { "auto", "xdp", "tc", NULL };
-static const char *const mode_words[] = { "native", "generic", NULL };
-static const char *const family_words[] = { "all", "inet", "inet6", NULL };
-static const char *const lookup_words[] = { "full", "direct", "flowtable", NULL };
-static const char *const netfilter_words[] = { "check", "bypass", NULL };
 static const char *const proto_words[] = { "udp", "tcp", "icmp", NULL };
 
 enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_NETFILTER, KW_FROM, KW_IIF, KW_TTL, KW_LEN,
@@ -52,34 +47,33 @@ static int route_attach_parse(struct xf_args *a, struct route_attach_opts *o)
 			err = route_dev_arg(a, o->devs, &o->ndev);
 		} else if (arg_kw(a, "hook")) {
 			err = arg_once(a, KW_HOOK, "hook") ?:
-			      arg_one_of(a, "HOOK", hook_words, &idx);
+			      arg_one_of(a, "HOOK", xf_route_hook_words, &idx);
 			o->o.hook = idx == 1 ? XF_HOOK_XDP : idx == 2 ? XF_HOOK_TC : XF_HOOK_AUTO;
 		} else if (arg_kw(a, "mode")) {
 			err = arg_once(a, KW_MODE, "mode") ?:
-			      arg_one_of(a, "MODE", mode_words, &idx);
+			      arg_one_of(a, "MODE", xf_route_mode_words, &idx);
 			o->o.mode = idx ? XF_MODE_GENERIC : XF_MODE_NATIVE;
 		} else if (arg_kw(a, "family")) {
 			err = arg_once(a, KW_FAMILY, "family") ?:
-			      arg_one_of(a, "FAMILY", family_words, &idx);
+			      arg_one_of(a, "FAMILY", xf_route_family_words, &idx);
 			o->o.family = idx == 1 ? XF_RTIF_INET : idx == 2 ? XF_RTIF_INET6 :
 				      XF_RTIF_INET | XF_RTIF_INET6;
 		} else if (arg_kw(a, "lookup")) {
 			err = arg_once(a, KW_LOOKUP, "lookup") ?:
-			      arg_one_of(a, "LOOKUP", lookup_words, &idx);
+			      arg_one_of(a, "LOOKUP", xf_route_lookup_words, &idx);
 			o->o.direct = idx == 1;
 			o->o.flowtable = idx == 2;
 		} else if (arg_kw(a, "netfilter")) {
 			err = arg_once(a, KW_NETFILTER, "netfilter") ?:
-			      arg_one_of(a, "NETFILTER", netfilter_words, &idx);
+			      arg_one_of(a, "NETFILTER", xf_route_netfilter_words, &idx);
 			o->o.nf_bypass = idx == 1;
 		} else {
 			return arg_unexpected(a);
 		}
 	}
+	err = arg_need(a, err, o->ndev, "dev IFNAME");
 	if (err)
 		return err;
-	if (!o->ndev)
-		return arg_missing(a, "dev IFNAME");
 	if (o->o.nf_bypass && o->o.flowtable) {
 		fprintf(stderr, "Error: \"netfilter bypass\" does not go with \"lookup "
 			"flowtable\", in which netfilter decides.\n");
@@ -123,11 +117,7 @@ static int route_detach(struct xfwd *x, struct xf_args *a)
 		else
 			return arg_unexpected(a);
 	}
-	if (err)
-		return err;
-	if (!n && !all)
-		return arg_missing(a, "dev IFNAME or all");
-	err = xfwd_nl_locked(x, &nl);
+	err = arg_need(a, err, n || all, "dev IFNAME or all") ?: xfwd_nl_locked(x, &nl);
 	if (err)
 		return err;
 	return xf_route_detach(nl, devs, n, all);
@@ -310,10 +300,9 @@ static int route_get_parse(struct xfwd *x, struct xf_args *a, struct xf_route_ge
 			return arg_unexpected(a);
 		}
 	}
+	err = arg_need(a, err, has_dst, "ADDRESS");
 	if (err)
 		return err;
-	if (!has_dst)
-		return arg_missing(a, "ADDRESS");
 	if (r->has_src && r->src.family != r->dst.family) {
 		fprintf(stderr, "Error: \"from\" and ADDRESS are of different families.\n");
 		return -XF_EUSAGE;
@@ -361,12 +350,9 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 	char buf[64];
 	int err;
 
-	err = route_get_parse(x, a, &req);
+	err = route_get_parse(x, a, &req) ?: xfwd_nl_get(x, &nl);
 	if (err)
 		return err;
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
 	err = xf_route_get(nl, &req, &res);
 	if (err)
 		return err;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "file.h"
 #include "out.h"
 #include "save/save.h"
 
@@ -42,11 +43,7 @@ static int save_to(const char *file, const struct xf_save *s)
 		err = -errno;
 	if (fclose(f) && !err)
 		err = -errno;
-	if (!err && rename(tmp, file))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return xf_file_commit(tmp, file, err);
 }
 
 static int save_run(struct xfwd *x, struct xf_args *a)

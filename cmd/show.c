@@ -14,12 +14,9 @@ int cmd_show_list(struct xfwd *x, struct xf_args *a, const char *key, cmd_walk_f
 	struct xf_nl *nl;
 	int err;
 
-	err = arg_dev_filter(a, &dev);
+	err = arg_dev_filter(a, &dev) ?: xfwd_nl_get(x, &nl);
 	if (err)
 		return err;
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
 	out_list_begin(x->out, key);
 	err = walk(x, nl, dev);
 	out_list_end(x->out);

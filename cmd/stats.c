@@ -199,12 +199,9 @@ static int stats_show(struct xfwd *x, struct xf_args *a)
 	struct xf_nl *nl;
 	int err;
 
-	err = stats_parse(a, &o, false);
+	err = stats_parse(a, &o, false) ?: xfwd_nl_get(x, &nl);
 	if (err)
 		return err;
-	nl = xfwd_nl(x);
-	if (!nl)
-		return -EIO;
 	o.f.percpu = x->stats;
 	err = xf_stats_collect(nl, &o.f, &s);
 	if (err)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* xfwd stats, shared by its files: stats.c (show, reset, the verbs),
- * stats_watch.c (watch) and stats_screen.c (watch's screen). */
+ * stats_watch.c (watch: it samples and computes) and stats_screen.c
+ * (watch's screen: it only draws what stats_watch.c computed, and calls
+ * nothing of it). */
 #ifndef XF_CMD_STATS_H
 #define XF_CMD_STATS_H
 
@@ -53,6 +55,14 @@ struct stats_prog {
 
 #define STATS_MAX_PROGS 256
 
+/* A program's run time over the last interval (-s), as stats_watch.c
+ * samples it for the output or the screen to show. */
+struct stats_prog_rate {
+	const struct xf_stats_rec *r;	/* its first record in the sample */
+	char name[32];
+	uint64_t runs, ns;		/* over the interval */
+};
+
 /* A device's counters when the screen first saw it. */
 struct stats_dev_base {
 	int ifindex;
@@ -66,6 +76,8 @@ struct stats_watch {
 	struct xf_stats first, prev, cur;	/* first: the screen's baseline */
 	struct stats_prog progs[STATS_MAX_PROGS];
 	int nprogs;
+	struct stats_prog_rate rates[STATS_MAX_PROGS];	/* -s: this interval's */
+	int nrates;
 	int runtime_fd;		/* -s: holds the run-time statistics on */
 	struct screen scr;	/* active on a terminal, without -j */
 	struct stats_dev_base *base;
@@ -79,9 +91,6 @@ struct stats_watch {
 
 /* xfwd stats watch. */
 int stats_watch(struct xfwd *x, struct xf_args *a);
-/* -s: each program's ns per run over the interval: a list "programs" of
- * the output, or with l one line of the screen. */
-void watch_programs(struct stats_watch *w, struct screen_lines *l);
 /* The screen's start: the devices' counters to count drops from. */
 void screen_dev_seed(struct stats_watch *w);
 /* Draw interval n (dt seconds long, total since the start) on w's screen.

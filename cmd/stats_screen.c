@@ -8,7 +8,7 @@
 
 #include "out.h"
 #include "stats.h"
-#include "xdptrace.h"
+#include "stats/xdptrace.h"
 
 struct screen_row {
 	const struct xf_stats_rec *r;
@@ -247,6 +247,24 @@ static int screen_tail(struct stats_watch *w, struct screen_lines *tail)
 	return err;
 }
 
+/* -s: one line, "dev object name ns" per program of w->rates. */
+static void screen_programs(struct stats_watch *w, struct screen_lines *l)
+{
+	char line[512];
+	int i, len;
+
+	len = snprintf(line, sizeof(line), "ns per packet:");
+	for (i = 0; i < w->nrates; i++) {
+		const struct stats_prog_rate *pr = &w->rates[i];
+
+		if (len < (int)sizeof(line))
+			len += snprintf(line + len, sizeof(line) - len, "  %s %s %s %.0f",
+					pr->r->dev, xf_stats_obj_name(pr->r->object), pr->name,
+					pr->runs ? (double)pr->ns / pr->runs : 0);
+	}
+	screen_add(l, "%s", line);
+}
+
 static void widen(int *width, const char *s)
 {
 	int n = strlen(s);
@@ -300,7 +318,7 @@ int watch_screen(struct stats_watch *w, uint32_t n, double dt, double total)
 		err = screen_add(&body, "(no counter moved)");
 	err = err ?: screen_tail(w, &tail);
 	if (!err && w->runtime_fd >= 0)
-		watch_programs(w, &tail);
+		screen_programs(w, &tail);
 	if (!err)
 		screen_draw(&w->scr, &head, &body, &tail);
 	screen_lines_free(&head);

@@ -12,7 +12,7 @@
 #include "out.h"
 #include "route/route.h"
 #include "stats.h"
-#include "xdptrace.h"
+#include "stats/xdptrace.h"
 
 /* The one global: set by SIGINT/SIGTERM so that watch ends its loop, as a
  * signal handler cannot be given the command's context. */
@@ -110,20 +110,18 @@ static void watch_route(struct stats_watch *w, double dt)
 	out_list_end(o);
 }
 
-/* -s: nanoseconds per run of each xfwd program over the interval. */
-void watch_programs(struct stats_watch *w, struct screen_lines *l)
+/* -s: each program's run time over the interval into w->rates, one entry
+ * per program (its first record in w->cur), for the output or the screen
+ * to show. */
+static void watch_programs_sample(struct stats_watch *w)
 {
-	struct xf_out *o = w->x->out;
-	char line[512];
-	int i, k, len;
+	int i, k;
 
-	/* On the screen: one line, "dev object name ns" per program. */
-	len = snprintf(line, sizeof(line), "ns per packet:");
-	if (!l)
-		out_list_begin(o, "programs");
+	w->nrates = 0;
 	for (i = 0; i < w->cur.n; i++) {
 		const struct xf_stats_rec *r = &w->cur.r[i];
 		struct stats_prog *sp = NULL;
+		struct stats_prog_rate *pr;
 		uint64_t ns, cnt, dn, dc;
 		char name[32];
 
@@ -147,28 +145,36 @@ void watch_programs(struct stats_watch *w, struct screen_lines *l)
 		sp->ns = ns;
 		sp->cnt = cnt;
 		sp->primed = true;
-		if (l) {
-			if (len < (int)sizeof(line))
-				len += snprintf(line + len, sizeof(line) - len, "  %s %s %s %.0f",
-						r->dev, xf_stats_obj_name(r->object), name,
-						dc ? (double)dn / dc : 0);
-			continue;
-		}
-		out_row_begin(o);
-		out_int(o, "prog_id", r->prog_id);
-		out_str(o, "name", name);
-		out_str(o, "dev", r->dev);
-		out_str(o, "object", xf_stats_obj_name(r->object));
-		out_u64(o, "runs", dc);
-		out_real(o, "ns_per_packet", dc ? (double)dn / dc : 0, 1);
-		out_row_end(o);
+		pr = &w->rates[w->nrates++];
+		pr->r = r;
+		memcpy(pr->name, name, sizeof(pr->name));
+		pr->runs = dc;
+		pr->ns = dn;
 	}
-	if (l)
-		screen_add(l, "%s", line);
-	else
-		out_list_end(o);
 	for (k = 0; k < w->nprogs; k++)
 		w->progs[k].seen = false;
+}
+
+/* -s without the screen: the list "programs" of the output. */
+static void watch_programs(struct stats_watch *w)
+{
+	struct xf_out *o = w->x->out;
+	int i;
+
+	out_list_begin(o, "programs");
+	for (i = 0; i < w->nrates; i++) {
+		const struct stats_prog_rate *pr = &w->rates[i];
+
+		out_row_begin(o);
+		out_int(o, "prog_id", pr->r->prog_id);
+		out_str(o, "name", pr->name);
+		out_str(o, "dev", pr->r->dev);
+		out_str(o, "object", xf_stats_obj_name(pr->r->object));
+		out_u64(o, "runs", pr->runs);
+		out_real(o, "ns_per_packet", pr->runs ? (double)pr->ns / pr->runs : 0, 1);
+		out_row_end(o);
+	}
+	out_list_end(o);
 }
 
 /* Prime the programs' run-time counters without printing. */
@@ -247,6 +253,8 @@ static int watch_loop(struct stats_watch *w)
 		if (err)
 			return err;
 		t1 = stats_now();
+		if (w->runtime_fd >= 0)
+			watch_programs_sample(w);
 		if (w->scr.active) {
 			err = watch_screen(w, n, t1 - t0, t1 - start);
 			if (err)
@@ -258,7 +266,7 @@ static int watch_loop(struct stats_watch *w)
 			watch_rates(w, t1 - t0);
 			watch_route(w, t1 - t0);
 			if (w->runtime_fd >= 0)
-				watch_programs(w, NULL);
+				watch_programs(w);
 			out_flush(w->x->out);
 		}
 		xf_stats_free(&w->prev);
@@ -280,14 +288,9 @@ int stats_watch(struct xfwd *x, struct xf_args *a)
 		return -ENOMEM;
 	w->x = x;
 	w->runtime_fd = -1;
-	err = stats_parse(a, &w->o, true);
+	err = stats_parse(a, &w->o, true) ?: xfwd_nl_get(x, &w->nl);
 	if (err)
 		goto out;
-	w->nl = xfwd_nl(x);
-	if (!w->nl) {
-		err = -EIO;
-		goto out;
-	}
 	if (x->stats) {
 		w->runtime_fd = xf_stats_runtime_enable();
 		if (w->runtime_fd < 0) {

@@ -144,12 +144,15 @@ int xfwd_lock(struct xfwd *x)
 	return err;
 }
 
-int xfwd_nl_locked(struct xfwd *x, struct xf_nl **nl)
+int xfwd_nl_get(struct xfwd *x, struct xf_nl **nl)
 {
 	*nl = xfwd_nl(x);
-	if (!*nl)
-		return -EIO;
-	return xfwd_lock(x);
+	return *nl ? 0 : -EIO;
+}
+
+int xfwd_nl_locked(struct xfwd *x, struct xf_nl **nl)
+{
+	return xfwd_nl_get(x, nl) ?: xfwd_lock(x);
 }
 
 static int run_object(struct xfwd *x, int argc, char **argv)

@@ -38,6 +38,22 @@ int xf_file_copy(const char *from, const char *to)
 	return err;
 }
 
+void xf_fd_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int xf_file_commit(const char *tmp, const char *path, int err)
+{
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
 int xf_file_copy_atomic(const char *from, const char *to)
 {
 	char tmp[4096];
@@ -46,11 +62,7 @@ int xf_file_copy_atomic(const char *from, const char *to)
 	if (snprintf(tmp, sizeof(tmp), "%s.%d.new", to, (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	err = xf_file_copy(from, tmp);
-	if (!err && rename(tmp, to))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return xf_file_commit(tmp, to, err);
 }
 
 bool xf_file_is(const char *path, const void *buf, size_t len)

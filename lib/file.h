@@ -8,6 +8,12 @@
 
 /* Copy from to to (made 0600, or truncated). 0/-errno. */
 int xf_file_copy(const char *from, const char *to);
+/* Close *fd if it is open (>= 0), and mark it closed (-1). */
+void xf_fd_close(int *fd);
+/* The end of writing path through the file tmp beside it: with err 0,
+ * tmp is renamed over path; otherwise, or when that fails, tmp is
+ * removed. err, or the rename's -errno. */
+int xf_file_commit(const char *tmp, const char *path, int err);
 /* Copy from to to through a temporary name beside it and a rename, so
  * that to is never half written. 0/-errno (nothing left behind). */
 int xf_file_copy_atomic(const char *from, const char *to);

@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Kernel and interface feature probes: every answer comes from trying the
- * thing (a load, an attach in a throwaway namespace, a BPF_PROG_RUN), never
- * from the kernel's version number. */
+/* Kernel feature probes: every answer comes from trying the thing (a load,
+ * an attach in a throwaway namespace, a BPF_PROG_RUN), never from the
+ * kernel's version number. An interface's answers are iface_probe.c's;
+ * route's lookup flowtable is probed in lib/route/flowtable.c. */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
@@ -27,10 +25,10 @@
 #include "nl_tc.h"
 #include "caps.h"
 #include "kbtf.h"
+#include "netns_run.h"
 #include "probe.h"
 #include "probe.skel.h"
 #include "probe_ext.skel.h"
-#include "route_flow.skel.h"
 
 #define TC_ACT_REDIRECT_VAL 7	/* TC_ACT_REDIRECT */
 #define TC_ACT_SHOT_VAL 2	/* TC_ACT_SHOT */
@@ -42,8 +40,7 @@ static const char *errno_name(int err)
 	return s ? s : "unknown error";
 }
 
-static __attribute__((format(printf, 4, 5)))
-void probe_set(struct xf_probe *p, bool yes, int err, const char *fmt, ...)
+void xf_probe_set(struct xf_probe *p, bool yes, int err, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -102,7 +99,7 @@ static int probe_prog_run(struct bpf_program *prog, uint32_t *ret)
 	return 0;
 }
 
-int xf_probe_jit(struct xf_probe *p)
+static int xf_probe_jit(struct xf_probe *p)
 {
 	struct bpf_prog_info info = { 0 };
 	uint32_t len = sizeof(info);
@@ -121,20 +118,20 @@ int xf_probe_jit(struct xf_probe *p)
 	}
 	err = probe_skel_load(&skel, "xf_xdp_pass", NULL);
 	if (err) {
-		probe_set(p, false, err, "cannot load a probe program");
+		xf_probe_set(p, false, err, "cannot load a probe program");
 		return err;
 	}
 	err = bpf_prog_get_info_by_fd(bpf_program__fd(skel->progs.xf_xdp_pass), &info, &len);
 	probe_bpf__destroy(skel);
 	if (err) {
-		probe_set(p, false, err, "cannot read program info");
+		xf_probe_set(p, false, err, "cannot read program info");
 		return err;
 	}
 	if (info.jited_prog_len)
-		probe_set(p, true, 0, "programs are JIT-compiled%s%s", *sysctl ?
+		xf_probe_set(p, true, 0, "programs are JIT-compiled%s%s", *sysctl ?
 			  ", bpf_jit_enable=" : "", sysctl);
 	else
-		probe_set(p, false, 0, "programs are interpreted%s%s", *sysctl ?
+		xf_probe_set(p, false, 0, "programs are interpreted%s%s", *sysctl ?
 			  ", bpf_jit_enable=" : "", sysctl);
 	return 0;
 }
@@ -146,14 +143,14 @@ static void probe_helper(struct xf_probe *p, enum bpf_prog_type type, const char
 	int ret = libbpf_probe_bpf_helper(type, id, NULL);
 
 	if (ret > 0)
-		probe_set(p, true, 0, "%s() available to %s programs", fname, tname);
+		xf_probe_set(p, true, 0, "%s() available to %s programs", fname, tname);
 	else if (ret == 0)
-		probe_set(p, false, 0, "%s() unknown to %s programs", fname, tname);
+		xf_probe_set(p, false, 0, "%s() unknown to %s programs", fname, tname);
 	else
-		probe_set(p, false, ret, "cannot probe %s() for %s programs", fname, tname);
+		xf_probe_set(p, false, ret, "cannot probe %s() for %s programs", fname, tname);
 }
 
-int xf_probe_helpers(struct xf_kernel_features *kf)
+static int xf_probe_helpers(struct xf_kernel_features *kf)
 {
 	const enum bpf_prog_type tc = BPF_PROG_TYPE_SCHED_CLS, xdp = BPF_PROG_TYPE_XDP;
 	struct probe_bpf *skel;
@@ -164,7 +161,7 @@ int xf_probe_helpers(struct xf_kernel_features *kf)
 	 * helper as "supported"; first make sure anything loads at all. */
 	err = probe_skel_load(&skel, "xf_tc_pass", NULL);
 	if (err) {
-		probe_set(&kf->fib_lookup, false, err, "cannot load a probe program");
+		xf_probe_set(&kf->fib_lookup, false, err, "cannot load a probe program");
 		kf->redirect = kf->redirect_map = kf->redirect_peer = kf->fib_lookup;
 		kf->redirect_neigh = kf->clone_redirect = kf->fib_lookup;
 		return err;
@@ -174,7 +171,7 @@ int xf_probe_helpers(struct xf_kernel_features *kf)
 	probe_helper(&kf->fib_lookup, xdp, "XDP", BPF_FUNC_fib_lookup, "bpf_fib_lookup");
 	probe_helper(&tc_fib, tc, "tc", BPF_FUNC_fib_lookup, "bpf_fib_lookup");
 	if (kf->fib_lookup.yes && tc_fib.yes)
-		probe_set(&kf->fib_lookup, true, 0,
+		xf_probe_set(&kf->fib_lookup, true, 0,
 			  "bpf_fib_lookup() available to XDP and tc programs");
 	else if (kf->fib_lookup.yes)
 		kf->fib_lookup = tc_fib;
@@ -188,7 +185,7 @@ int xf_probe_helpers(struct xf_kernel_features *kf)
 	return 0;
 }
 
-int xf_probe_fib_flags(struct xf_kernel_features *kf)
+static int xf_probe_fib_flags(struct xf_kernel_features *kf)
 {
 	static const struct {
 		size_t off;
@@ -220,16 +217,16 @@ int xf_probe_fib_flags(struct xf_kernel_features *kf)
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		p = (struct xf_probe *)((char *)kf + flags[i].off);
 		if (err) {
-			probe_set(p, false, err, "cannot run the bpf_fib_lookup() probe");
+			xf_probe_set(p, false, err, "cannot run the bpf_fib_lookup() probe");
 			continue;
 		}
 		skel->bss->xf_fib_flags = flags[i].flag;
 		if ((run = probe_prog_run(skel->progs.xf_fib, &ret)))
-			probe_set(p, false, run, "BPF_PROG_RUN failed");
+			xf_probe_set(p, false, run, "BPF_PROG_RUN failed");
 		else if (skel->bss->xf_fib_rc == -EINVAL)
-			probe_set(p, false, -EINVAL, "BPF_FIB_LOOKUP_%s refused", flags[i].name);
+			xf_probe_set(p, false, -EINVAL, "BPF_FIB_LOOKUP_%s refused", flags[i].name);
 		else
-			probe_set(p, true, 0, "BPF_FIB_LOOKUP_%s accepted", flags[i].name);
+			xf_probe_set(p, true, 0, "BPF_FIB_LOOKUP_%s accepted", flags[i].name);
 	}
 	probe_bpf__destroy(skel);
 	return err;
@@ -243,7 +240,7 @@ int xf_probe_peer_egress(struct xf_probe *p)
 
 	err = probe_skel_load(&skel, "xf_peer_egress", NULL);
 	if (err) {
-		probe_set(p, false, err, "cannot load a bpf_redirect_peer() program");
+		xf_probe_set(p, false, err, "cannot load a bpf_redirect_peer() program");
 		return err;
 	}
 	/* The helper without flags must redirect, or the kernel's answer to
@@ -251,30 +248,30 @@ int xf_probe_peer_egress(struct xf_probe *p)
 	skel->data->xf_peer_flags = 0;
 	err = probe_prog_run(skel->progs.xf_peer_egress, &ret);
 	if (err) {
-		probe_set(p, false, err, "BPF_PROG_RUN failed");
+		xf_probe_set(p, false, err, "BPF_PROG_RUN failed");
 		goto out;
 	}
 	if (ret != TC_ACT_REDIRECT_VAL) {
-		probe_set(p, false, 0, "bpf_redirect_peer() without flags returned %u", ret);
+		xf_probe_set(p, false, 0, "bpf_redirect_peer() without flags returned %u", ret);
 		goto out;
 	}
 	skel->data->xf_peer_flags = BPF_F_EGRESS;
 	err = probe_prog_run(skel->progs.xf_peer_egress, &ret);
 	if (err)
-		probe_set(p, false, err, "BPF_PROG_RUN failed");
+		xf_probe_set(p, false, err, "BPF_PROG_RUN failed");
 	else if (ret == TC_ACT_REDIRECT_VAL)
-		probe_set(p, true, 0, "bpf_redirect_peer(BPF_F_EGRESS) redirects");
+		xf_probe_set(p, true, 0, "bpf_redirect_peer(BPF_F_EGRESS) redirects");
 	else if (ret == TC_ACT_SHOT_VAL)
-		probe_set(p, false, 0, "kernel lacks BPF_F_EGRESS: bpf_redirect_peer() "
+		xf_probe_set(p, false, 0, "kernel lacks BPF_F_EGRESS: bpf_redirect_peer() "
 			  "returns TC_ACT_SHOT, the packet would be dropped");
 	else
-		probe_set(p, false, 0, "bpf_redirect_peer(BPF_F_EGRESS) returned %u", ret);
+		xf_probe_set(p, false, 0, "bpf_redirect_peer(BPF_F_EGRESS) returned %u", ret);
 out:
 	probe_bpf__destroy(skel);
 	return err;
 }
 
-int xf_probe_freplace(struct xf_probe *p)
+static int xf_probe_freplace(struct xf_probe *p)
 {
 	struct probe_ext_bpf *ext = NULL;
 	struct probe_bpf *skel;
@@ -283,14 +280,14 @@ int xf_probe_freplace(struct xf_probe *p)
 
 	err = probe_skel_load(&skel, "xf_fr_target", NULL);
 	if (err) {
-		probe_set(p, false, err, "cannot load the target program");
+		xf_probe_set(p, false, err, "cannot load the target program");
 		return err;
 	}
 	fd = bpf_program__fd(skel->progs.xf_fr_target);
 	ext = probe_ext_bpf__open();
 	if (!ext) {
 		err = -errno;
-		probe_set(p, false, err, "cannot open the extension program");
+		xf_probe_set(p, false, err, "cannot open the extension program");
 		goto out;
 	}
 	err = bpf_program__set_attach_target(ext->progs.xf_fr_repl, fd, "xf_fr_func");
@@ -298,7 +295,7 @@ int xf_probe_freplace(struct xf_probe *p)
 		err = probe_ext_bpf__load(ext);
 	if (err) {
 		/* As root, EPERM here is the kernel's policy, not ours. */
-		probe_set(p, false, err, "BPF_PROG_TYPE_EXT load refused%s",
+		xf_probe_set(p, false, err, "BPF_PROG_TYPE_EXT load refused%s",
 			  err == -EPERM && !geteuid() ?
 			  " (kernel lockdown or an LSM)" : "");
 		err = 0;
@@ -306,175 +303,18 @@ int xf_probe_freplace(struct xf_probe *p)
 	}
 	link = bpf_program__attach_freplace(ext->progs.xf_fr_repl, fd, "xf_fr_func");
 	if (!link) {
-		probe_set(p, false, -errno, "extension loads, attaching it fails");
+		xf_probe_set(p, false, -errno, "extension loads, attaching it fails");
 		goto out;
 	}
 	bpf_link__destroy(link);
-	probe_set(p, true, 0, "an extension program loads and replaces a function");
+	xf_probe_set(p, true, 0, "an extension program loads and replaces a function");
 out:
 	probe_ext_bpf__destroy(ext);
 	probe_bpf__destroy(skel);
 	return err;
 }
 
-/* ---- lookup flowtable ---- */
-
-#define FT_KFUNC "bpf_xdp_flow_lookup"
-
-/* 1 when the kernel's configuration (/proc/config.gz) says that NAME is
- * not set, 0 when it is set or cannot be read. */
-static int kconfig_unset(const char *name)
-{
-	char line[256], want[128];
-	int unset = 0;
-	gzFile f;
-
-	f = gzopen("/proc/config.gz", "rb");
-	if (!f)
-		return 0;
-	snprintf(want, sizeof(want), "# CONFIG_%s is not set", name);
-	while (gzgets(f, line, sizeof(line))) {
-		if (!strncmp(line, want, strlen(want)) && (line[strlen(want)] == '\n' ||
-							    !line[strlen(want)])) {
-			unset = 1;
-			break;
-		}
-	}
-	gzclose(f);
-	return unset;
-}
-
-/* Whether nf_flow_table.ko is among the modules installed for this kernel. */
-static bool ft_module_installed(void)
-{
-	char path[256], line[512];
-	struct utsname u;
-	bool found = false;
-	FILE *f;
-
-	if (uname(&u))
-		return false;
-	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", u.release);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "/nf_flow_table.ko") && strchr(line, ':') &&
-			strstr(line, "/nf_flow_table.ko") < strchr(line, ':');
-	fclose(f);
-	return found;
-}
-
-int xf_probe_flowtable(struct xf_probe *p)
-{
-	struct route_flow_bpf *skel;
-	int err;
-
-	if (!xf_kernel_has_func(FT_KFUNC, "nf_flow_table")) {
-		if (!access("/sys/module/nf_flow_table", F_OK))
-			probe_set(p, false, 0, "nf_flow_table has no " FT_KFUNC "() kfunc "
-				  "(Linux 6.9)");
-		else if (kconfig_unset("NF_FLOW_TABLE"))
-			probe_set(p, false, 0, "kernel built without NF_FLOW_TABLE: no "
-				  FT_KFUNC "() kfunc");
-		else if (ft_module_installed())
-			probe_set(p, false, 0, "module nf_flow_table is not loaded (an "
-				  "nftables flowtable loads it)");
-		else
-			probe_set(p, false, 0, "no nf_flow_table in this kernel: no "
-				  FT_KFUNC "() kfunc");
-		return 0;
-	}
-	skel = route_flow_bpf__open();
-	if (!skel) {
-		err = -errno;
-		probe_set(p, false, err, "cannot open the flowtable program");
-		return err;
-	}
-	err = route_flow_bpf__load(skel);
-	route_flow_bpf__destroy(skel);
-	if (err) {
-		probe_set(p, false, err, FT_KFUNC "() is there, the flowtable program "
-			  "does not load");
-		return 0;
-	}
-	probe_set(p, true, 0, FT_KFUNC "() available to XDP programs");
-	return 0;
-}
-
 /* ---- probes in a throwaway network namespace ---- */
-
-/* Move all of len bytes through the pipe; a short read is -EPIPE. */
-static int pipe_io(int fd, void *buf, size_t len, bool wr)
-{
-	size_t done = 0;
-	ssize_t n;
-
-	while (done < len) {
-		n = wr ? write(fd, (char *)buf + done, len - done)
-		       : read(fd, (char *)buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
-		done += n;
-	}
-	return 0;
-}
-
-static void netns_child(int fd, int (*fn)(void *, void *, size_t), void *arg,
-			void *res, size_t len, bool quiet)
-{
-	int ret, null;
-
-	if (quiet) {
-		null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (null >= 0) {
-			dup2(null, STDERR_FILENO);
-			close(null);
-		}
-	}
-	ret = unshare(CLONE_NEWNET) ? -errno : fn(arg, res, len);
-	if (pipe_io(fd, &ret, sizeof(ret), true) || pipe_io(fd, res, len, true))
-		_exit(1);
-	_exit(0);
-}
-
-int xf_probe_netns_run(int (*fn)(void *arg, void *res, size_t len), void *arg,
-		       void *res, size_t len, bool quiet)
-{
-	int fds[2], ret, err, status;
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC))
-		return -errno;
-	/* Nothing buffered may be written twice, by parent and child. */
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		close(fds[0]);
-		close(fds[1]);
-		return err;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		netns_child(fds[1], fn, arg, res, len, quiet);
-	}
-	close(fds[1]);
-	err = pipe_io(fds[0], &ret, sizeof(ret), false);
-	if (!err)
-		err = pipe_io(fds[0], res, len, false);
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
-	if (err || !WIFEXITED(status) || WEXITSTATUS(status))
-		return err ? err : -ECHILD;
-	return ret;
-}
 
 struct attach_res {
 	struct xf_probe xdp_link, tcx, cls_bpf, netkit, vlan;
@@ -482,7 +322,7 @@ struct attach_res {
 
 static void attach_all_no(struct attach_res *r, int err, const char *what)
 {
-	probe_set(&r->xdp_link, false, err, "%s", what);
+	xf_probe_set(&r->xdp_link, false, err, "%s", what);
 	r->tcx = r->cls_bpf = r->netkit = r->vlan = r->xdp_link;
 }
 
@@ -490,9 +330,9 @@ static void attach_all_no(struct attach_res *r, int err, const char *what)
 static void attach_answer(struct xf_probe *p, int fd, const char *what)
 {
 	if (fd < 0)
-		probe_set(p, false, -errno, "%s", what);
+		xf_probe_set(p, false, -errno, "%s", what);
 	else
-		probe_set(p, true, 0, "%s works on a veth", what);
+		xf_probe_set(p, true, 0, "%s works on a veth", what);
 }
 
 /* XDP link and tcx on if0; clsact and cls_bpf on if1. */
@@ -508,18 +348,18 @@ static void attach_links(struct attach_res *r, struct xf_nl *nl, struct probe_bp
 	/* The same question route and redirect ask before they choose a
 	 * hook, then the link itself. */
 	if (!xf_tcx_available(if0))
-		probe_set(&r->tcx, false, -EINVAL, "no BPF_TCX_INGRESS attach type");
+		xf_probe_set(&r->tcx, false, -EINVAL, "no BPF_TCX_INGRESS attach type");
 	else
 		attach_answer(&r->tcx, bpf_link_create(tc, if0, (enum bpf_attach_type)
 						       XF_BPF_TCX_INGRESS, NULL),
 			      "bpf_link_create(BPF_TCX_INGRESS)");
 	err = xf_tc_clsact_add(nl, if1);
 	if (err)
-		probe_set(&r->cls_bpf, false, err, "cannot add a clsact qdisc");
+		xf_probe_set(&r->cls_bpf, false, err, "cannot add a clsact qdisc");
 	else if ((err = xf_tc_bpf_add(nl, if1, true, tc, "xf_tc_pass")))
-		probe_set(&r->cls_bpf, false, err, "cannot add a cls_bpf filter");
+		xf_probe_set(&r->cls_bpf, false, err, "cannot add a cls_bpf filter");
 	else
-		probe_set(&r->cls_bpf, true, 0, "clsact qdisc and cls_bpf direct-action filter");
+		xf_probe_set(&r->cls_bpf, true, 0, "clsact qdisc and cls_bpf direct-action filter");
 }
 
 /* In the child: a scratch veth xf0 <-> xf1 for the attach probes, then a
@@ -550,31 +390,33 @@ static int attach_child(void *arg __attribute__((unused)), void *res,
 
 	err = xf_link_add_netkit(nl, "xfnk0");
 	if (!err)
-		probe_set(&r->netkit, true, 0, "a netkit pair can be created");
+		xf_probe_set(&r->netkit, true, 0, "a netkit pair can be created");
 	else if (err == -EOPNOTSUPP)
-		probe_set(&r->netkit, false, err, "no netkit device type in this kernel");
+		xf_probe_set(&r->netkit, false, err, "no netkit device type in this kernel");
 	else
-		probe_set(&r->netkit, false, err, "cannot create a netkit pair");
+		xf_probe_set(&r->netkit, false, err, "cannot create a netkit pair");
 	/* The kernel loads 8021q for the link type if it can. */
 	err = if0 ? xf_link_add_vlan(nl, "xf0.7", if0, 7) : -ENODEV;
 	if (!err)
-		probe_set(&r->vlan, true, 0, "an 802.1Q device can be created on a veth");
+		xf_probe_set(&r->vlan, true, 0, "an 802.1Q device can be created on a veth");
 	else if (err == -EOPNOTSUPP)
-		probe_set(&r->vlan, false, err, "no vlan device type in this kernel "
+		xf_probe_set(&r->vlan, false, err, "no vlan device type in this kernel "
 			  "(802.1Q: CONFIG_VLAN_8021Q, module 8021q)");
 	else
-		probe_set(&r->vlan, false, err, "cannot create an 802.1Q device");
+		xf_probe_set(&r->vlan, false, err, "cannot create an 802.1Q device");
 	xf_nl_close(nl);
 	return 0;
 }
 
-int xf_probe_attach(struct xf_kernel_features *kf)
+/* xdp_link, tcx, cls_bpf, netkit and vlan, tried on scratch devices in a
+ * child process inside a new network namespace. */
+static int xf_probe_attach(struct xf_kernel_features *kf)
 {
 	struct attach_res r;
 	int err;
 
 	memset(&r, 0, sizeof(r));
-	err = xf_probe_netns_run(attach_child, NULL, &r, sizeof(r), true);
+	err = xf_netns_run(attach_child, NULL, &r, sizeof(r), true);
 	if (err)
 		attach_all_no(&r, err, "the namespace probe failed");
 	kf->xdp_link = r.xdp_link;
@@ -603,7 +445,10 @@ static const struct {
 /* The tracepoints a redirect or an XDP program that fails goes through. */
 static const char *const xdp_tps[] = { "xdp_redirect_err", "xdp_exception" };
 
-int xf_probe_xdp_tracepoints(struct xf_probe *p)
+/* A raw tracepoint program loads and attaches to xdp:xdp_redirect_err and
+ * xdp:xdp_exception (and is gone again). A "no" says which step the
+ * kernel refused. */
+static int xf_probe_xdp_tracepoints(struct xf_probe *p)
 {
 	/* r0 = 0; exit: the smallest program a tracepoint takes. */
 	const struct bpf_insn insns[] = {
@@ -617,21 +462,21 @@ int xf_probe_xdp_tracepoints(struct xf_probe *p)
 			   sizeof(insns) / sizeof(insns[0]), NULL);
 	if (fd < 0) {
 		err = fd;
-		probe_set(p, false, err, "tracing programs refused%s",
+		xf_probe_set(p, false, err, "tracing programs refused%s",
 			  err == -EPERM && !geteuid() ? " (kernel lockdown or an LSM)" : "");
 		return 0;
 	}
 	for (i = 0; i < sizeof(xdp_tps) / sizeof(xdp_tps[0]); i++) {
 		lfd = bpf_raw_tracepoint_open(xdp_tps[i], fd);
 		if (lfd < 0) {
-			probe_set(p, false, lfd, "cannot attach to xdp:%s", xdp_tps[i]);
+			xf_probe_set(p, false, lfd, "cannot attach to xdp:%s", xdp_tps[i]);
 			close(fd);
 			return 0;
 		}
 		close(lfd);
 	}
 	close(fd);
-	probe_set(p, true, 0, "programs attach to xdp:xdp_redirect_err and xdp:xdp_exception");
+	xf_probe_set(p, true, 0, "programs attach to xdp:xdp_redirect_err and xdp:xdp_exception");
 	return 0;
 }
 
@@ -641,18 +486,18 @@ int xf_probe_kern_ctx(struct xf_probe *p)
 	int err;
 
 	if (!xf_kernel_has_func("bpf_cast_to_kern_ctx", NULL)) {
-		probe_set(p, false, 0, "no bpf_cast_to_kern_ctx() (6.2): route looks sources "
+		xf_probe_set(p, false, 0, "no bpf_cast_to_kern_ctx() (6.2): route looks sources "
 			  "and VLAN tags up backwards");
 		return 0;
 	}
 	/* CAP_SYS_ADMIN stands in for it (xf_caps_missing()). */
 	err = xf_caps_missing(1ULL << XF_CAP_PERFMON, &missing);
 	if (err || missing) {
-		probe_set(p, false, err, "bpf_cast_to_kern_ctx() is there, but neither "
+		xf_probe_set(p, false, err, "bpf_cast_to_kern_ctx() is there, but neither "
 			  "CAP_PERFMON nor CAP_SYS_ADMIN");
 		return 0;
 	}
-	probe_set(p, true, 0, "bpf_cast_to_kern_ctx(): route reads the kernel's state "
+	xf_probe_set(p, true, 0, "bpf_cast_to_kern_ctx(): route reads the kernel's state "
 		  "instead of second lookups");
 	return 0;
 }
@@ -674,7 +519,7 @@ int xf_probe_kernel(struct xf_kernel_features *kf, unsigned int what)
 
 	memset(kf, 0, sizeof(*kf));
 	for (i = 0; (p = (struct xf_probe *)xf_probe_kernel_at(kf, i, &key)); i++)
-		probe_set(p, false, 0, "not probed");
+		xf_probe_set(p, false, 0, "not probed");
 	/* Each probe records its own failure as a "no" with the reason. */
 	if (what & XF_PROBE_JIT)
 		xf_probe_jit(&kf->jit);
@@ -688,8 +533,6 @@ int xf_probe_kernel(struct xf_kernel_features *kf, unsigned int what)
 		xf_probe_attach(kf);
 	if (what & XF_PROBE_FREPLACE)
 		xf_probe_freplace(&kf->freplace);
-	if (what & XF_PROBE_FLOWTABLE)
-		xf_probe_flowtable(&kf->xdp_flowtable);
 	if (what & XF_PROBE_TRACING)
 		xf_probe_xdp_tracepoints(&kf->xdp_tracepoints);
 	if (what & XF_PROBE_KCTX)
@@ -697,76 +540,7 @@ int xf_probe_kernel(struct xf_kernel_features *kf, unsigned int what)
 	return 0;
 }
 
-/* ---- interfaces ---- */
-
-const char *xf_xdp_features_str(uint64_t flags, char *buf, size_t len)
-{
-	static const char *const names[] = {
-		"basic", "redirect", "ndo_xmit", "xsk_zerocopy", "hw_offload", "rx_sg",
-		"ndo_xmit_sg",
-	};
-	size_t i, o = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < 64 && o < len; i++) {
-		if (!(flags & (1ULL << i)))
-			continue;
-		if (i < sizeof(names) / sizeof(names[0]))
-			o += snprintf(buf + o, len - o, "%s%s", o ? "," : "", names[i]);
-		else
-			o += snprintf(buf + o, len - o, "%sbit%zu", o ? "," : "", i);
-	}
-	if (!flags)
-		snprintf(buf, len, "none");
-	return buf;
-}
-
-int xf_probe_iface_link(const struct xf_link *l, struct xf_iface_features *f)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	bool veth = !strcmp(l->kind, "veth");
-	int err;
-
-	memset(f, 0, sizeof(*f));
-	f->ifindex = l->ifindex;
-	snprintf(f->name, sizeof(f->name), "%s", l->name);
-	if (l->kind[0])
-		snprintf(f->kind, sizeof(f->kind), "%s", l->kind);
-	else
-		snprintf(f->kind, sizeof(f->kind), "%s",
-			 l->flags & IFF_LOOPBACK ? "loopback" : "device");
-	f->xdp_attached = l->xdp.mode;
-	f->xdp_generic = true;
-
-	/* libbpf asks the netdev genetlink family (6.3+); an older kernel
-	 * leaves the flags 0, which reads as "nothing native". */
-	err = bpf_xdp_query(l->ifindex, 0, &q);
-	if (err) {
-		probe_set(&f->redirect_target, false, err, "cannot query xdp_features");
-		return err;
-	}
-	if (!xf_xdp_features_reported()) {
-		probe_set(&f->redirect_target, false, 0,
-			  "kernel does not report XDP features (Linux 6.3): unknown");
-		return 0;
-	}
-	f->xdp_features = q.feature_flags;
-	f->xdp_native = q.feature_flags & NETDEV_XDP_ACT_BASIC;
-	f->xdp_redirect = q.feature_flags & NETDEV_XDP_ACT_REDIRECT;
-	if (q.feature_flags & NETDEV_XDP_ACT_NDO_XMIT)
-		probe_set(&f->redirect_target, true, 0, "%s",
-			  veth ? "veth peer has an XDP program or GRO on"
-			       : "driver transmits XDP frames (ndo_xdp_xmit)");
-	else if (veth)
-		/* The kernel drops frames redirected into such a veth without
-		 * a trace; xfwd passes them to the stack instead. */
-		probe_set(&f->redirect_target, false, 0,
-			  "veth peer has no XDP program and GRO off: redirects would be dropped");
-	else
-		probe_set(&f->redirect_target, false, 0,
-			  "driver does not take XDP redirects (no ndo_xmit)");
-	return 0;
-}
+/* ---- what the kernel tells of devices ---- */
 
 bool xf_xdp_features_reported(void)
 {
@@ -787,15 +561,4 @@ bool xf_tcx_available(int ifindex)
 	LIBBPF_OPTS(bpf_prog_query_opts, q);
 
 	return bpf_prog_query_opts(ifindex, BPF_TCX_INGRESS, &q) != -EINVAL;
-}
-
-int xf_probe_iface(struct xf_nl *nl, int ifindex, struct xf_iface_features *f)
-{
-	struct xf_link l;
-	int err;
-
-	err = xf_link_get(nl, NULL, ifindex, &l);
-	if (err)
-		return err;
-	return xf_probe_iface_link(&l, f);
 }

@@ -1,17 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What this kernel and each interface can do: the probes every command
- * consults before it loads or attaches anything. */
+/* What this kernel can do: the probes every command consults before it
+ * loads or attaches anything (an interface's answers: iface_probe.h). */
 #ifndef XF_PROBE_H
 #define XF_PROBE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <net/if.h>
-
-#include "nl_link.h"
-
-struct xf_nl;
 
 /* One probe's answer and why, in a few words. Plain data (no pointers), so
  * that a child process can send it back through a pipe. */
@@ -30,10 +25,9 @@ enum {
 	XF_PROBE_PEER_EGRESS = 1 << 3,	/* peer_egress */
 	XF_PROBE_ATTACH = 1 << 4,	/* xdp_link, tcx, cls_bpf, netkit, vlan */
 	XF_PROBE_FREPLACE = 1 << 5,	/* freplace */
-	XF_PROBE_FLOWTABLE = 1 << 6,	/* xdp_flowtable */
-	XF_PROBE_TRACING = 1 << 7,	/* xdp_tracepoints */
-	XF_PROBE_KCTX = 1 << 8,		/* kern_ctx */
-	XF_PROBE_ALL = (1 << 9) - 1,
+	XF_PROBE_TRACING = 1 << 6,	/* xdp_tracepoints */
+	XF_PROBE_KCTX = 1 << 7,		/* kern_ctx */
+	XF_PROBE_ALL = (1 << 8) - 1,
 };
 
 struct xf_kernel_features {
@@ -57,13 +51,15 @@ struct xf_kernel_features {
 	struct xf_probe redirect_neigh;	/* bpf_redirect_neigh() from tc */
 	struct xf_probe clone_redirect;	/* bpf_clone_redirect() from tc */
 	struct xf_probe peer_egress;	/* bpf_redirect_peer(.., BPF_F_EGRESS) */
-	struct xf_probe xdp_flowtable;	/* bpf_xdp_flow_lookup() (6.9, nf_flow_table) */
+	struct xf_probe xdp_flowtable;	/* bpf_xdp_flow_lookup() (6.9, nf_flow_table):
+					 * xf_route_probe_flowtable() (route.h) */
 	struct xf_probe xdp_tracepoints; /* tracing programs on xdp:xdp_redirect_err
 					  * and xdp:xdp_exception */
 	struct xf_probe kern_ctx;	/* route's build that reads kernel state */
 };
 
-/* Run the probes in what (XF_PROBE_*); the others read "not probed". A
+/* Run the probes in what (XF_PROBE_*); the others, and xdp_flowtable
+ * (route's to answer), read "not probed". A
  * probe that cannot run says no with its reason. 0, or -errno when kf was
  * not filled at all. */
 int xf_probe_kernel(struct xf_kernel_features *kf, unsigned int what);
@@ -72,46 +68,15 @@ int xf_probe_kernel(struct xf_kernel_features *kf, unsigned int what);
 const struct xf_probe *xf_probe_kernel_at(const struct xf_kernel_features *kf, int i,
 					  const char **key);
 
-/* The single probes behind xf_probe_kernel(); each fills its answer and
- * returns 0, or -errno when the probe itself could not run (the answer is
- * then a "no" saying so). */
-int xf_probe_jit(struct xf_probe *p);
-int xf_probe_helpers(struct xf_kernel_features *kf);
-int xf_probe_fib_flags(struct xf_kernel_features *kf);
+/* Two of the probes behind xf_probe_kernel(), which other commands ask
+ * alone; each fills its answer and returns 0, or -errno when the probe
+ * itself could not run (the answer is then a "no" saying so). */
 int xf_probe_peer_egress(struct xf_probe *p);
-int xf_probe_freplace(struct xf_probe *p);
 /* bpf_cast_to_kern_ctx() (6.2), and CAP_PERFMON or CAP_SYS_ADMIN to read
  * what it reaches: yes when route loads its build that reads kernel state
  * (lib/route/inst.c), which spares the second lookups the other makes. */
 int xf_probe_kern_ctx(struct xf_probe *p);
-/* A raw tracepoint program loads and attaches to xdp:xdp_redirect_err and
- * xdp:xdp_exception (and is gone again). A "no" says which step the
- * kernel refused. */
-int xf_probe_xdp_tracepoints(struct xf_probe *p);
-/* route's lookup flowtable: its program (route_flow.bpf.c) loads, which
- * needs the kfunc bpf_xdp_flow_lookup() of nf_flow_table (Linux 6.9). A
- * "no" says what is missing: the kernel has no NF_FLOW_TABLE, the module
- * is not loaded, or it has no such kfunc. */
-int xf_probe_flowtable(struct xf_probe *p);
-/* xdp_link, tcx, cls_bpf, netkit and vlan, tried on scratch devices in a child
- * process inside a new network namespace. */
-int xf_probe_attach(struct xf_kernel_features *kf);
 
-/* What one interface can do, from its link and the driver's xdp_features. */
-struct xf_iface_features {
-	int ifindex;
-	char name[IF_NAMESIZE];
-	char kind[16];		/* IFLA_INFO_KIND; "loopback" or "device" if none */
-	enum xf_xdp_mode xdp_attached;	/* what is attached now */
-	uint64_t xdp_features;	/* NETDEV_XDP_ACT_* as reported (0 before 6.3) */
-	bool xdp_native;	/* NETDEV_XDP_ACT_BASIC: the driver runs XDP */
-	bool xdp_generic;	/* generic (skb) XDP: any device */
-	bool xdp_redirect;	/* NETDEV_XDP_ACT_REDIRECT: its XDP may redirect */
-	struct xf_probe redirect_target; /* NDO_XMIT: takes XDP redirects now */
-};
-
-/* Probe the interface ifindex of the current namespace. 0, -ENODEV, -errno. */
-int xf_probe_iface(struct xf_nl *nl, int ifindex, struct xf_iface_features *f);
 /* Whether this kernel has tcx (Linux 6.6): one cheap query on ifindex,
  * which an older kernel refuses with EINVAL for the unknown attach type. */
 bool xf_tcx_available(int ifindex);
@@ -119,17 +84,11 @@ bool xf_tcx_available(int ifindex);
  * family, Linux 6.3). Before, bpf_xdp_query() gives 0 for every device:
  * "unknown", not "nothing". */
 bool xf_xdp_features_reported(void);
-/* The same from a link already read (as xf_link_list() hands them out). */
-int xf_probe_iface_link(const struct xf_link *l, struct xf_iface_features *f);
-/* NETDEV_XDP_ACT_* bits as comma-separated names ("none" for 0). Returns buf. */
-const char *xf_xdp_features_str(uint64_t flags, char *buf, size_t len);
 
-/* Run fn(arg, res, len) in a forked child inside a new, empty network
- * namespace, where it may create and attach anything: it all goes with the
- * child. The child's res (plain data) is copied back to the caller's res.
- * quiet sends the child's stderr to /dev/null. Returns fn's 0/-errno, or
- * -errno when the child could not run or died. */
-int xf_probe_netns_run(int (*fn)(void *arg, void *res, size_t len), void *arg,
-		       void *res, size_t len, bool quiet);
+/* Fill p: yes, the -errno behind a "no" (or 0), and why from fmt, to which
+ * a "no" with an errno gets ": ENAME" appended. For every probe, here and
+ * in the wings. */
+__attribute__((format(printf, 4, 5)))
+void xf_probe_set(struct xf_probe *p, bool yes, int err, const char *fmt, ...);
 
 #endif

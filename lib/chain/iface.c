@@ -26,13 +26,9 @@
 
 void chain_if_close(struct chain_if *c)
 {
-	if (c->link_fd >= 0)
-		close(c->link_fd);
-	if (c->desc_fd >= 0)
-		close(c->desc_fd);
-	if (c->cnt_fd >= 0)
-		close(c->cnt_fd);
-	c->link_fd = c->desc_fd = c->cnt_fd = -1;
+	xf_fd_close(&c->link_fd);
+	xf_fd_close(&c->desc_fd);
+	xf_fd_close(&c->cnt_fd);
 }
 
 /* strerror() that also knows libbpf's own codes (LIBBPF_ERRNO__FORMAT...). */
@@ -169,9 +165,9 @@ void chain_map_dir(const struct chain_if *c, const struct xf_chain_desc_member *
 
 /* Open a member's object with only its program loaded, its maps pinned
  * (or reused from their pins) below chain_map_dir(). */
-struct bpf_object *chain_member_open(const struct chain_if *c, const char *path,
-				      const struct xf_chain_desc_member *dm,
-				      struct bpf_program **prog, char *msg, size_t len)
+static struct bpf_object *chain_member_open(const struct chain_if *c, const char *path,
+					     const struct xf_chain_desc_member *dm,
+					     struct bpf_program **prog, char *msg, size_t len)
 {
 	char dir[CHAIN_PATH_LEN + 32], pin[CHAIN_PATH_LEN + 64], why[256], ebuf[128];
 	struct bpf_object *obj;

@@ -48,11 +48,6 @@ int chain_src_write(const struct chain_if *c, const char *member, const char *ob
 /* Where the maps of member dm are pinned. */
 void chain_map_dir(const struct chain_if *c, const struct xf_chain_desc_member *dm,
 		   char *buf, size_t len);
-/* Open a member's object with only its program loaded, its maps pinned
- * (or reused from their pins) below chain_map_dir(). */
-struct bpf_object *chain_member_open(const struct chain_if *c, const char *path,
-				     const struct xf_chain_desc_member *dm,
-				     struct bpf_program **prog, char *msg, size_t len);
 /* Build and verify the whole program d describes, timed into timed_fd
  * (-1: the normal build). fd, or -errno with msg. */
 int chain_build(const struct chain_if *c, const struct xf_chain_desc *d, int cnt_fd,

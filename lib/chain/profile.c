@@ -29,6 +29,7 @@
 #include "usage.h"
 #include "internal.h"
 #include "chain/chain.h"
+#include "file.h"
 #include "xbpf.h"
 
 struct xf_chain_prof_run {
@@ -72,18 +73,32 @@ struct prof_state {
 	uint32_t timed_id;
 };
 
-static int state_read(int ifindex, struct prof_state *s)
+/* ifindex's run file name (XF_RUN_ROOT/ns<id>/<ifindex>/name), open to
+ * read, or NULL with -errno in *err. */
+static FILE *run_file_open(int ifindex, const char *name, int *err)
 {
 	char path[CHAIN_PATH_LEN];
 	FILE *f;
-	int ok;
 
-	memset(s, 0, sizeof(*s));
-	if (xf_run_path(path, sizeof(path), ifindex, "profiling"))
-		return -ENAMETOOLONG;
+	if (xf_run_path(path, sizeof(path), ifindex, name)) {
+		*err = -ENAMETOOLONG;
+		return NULL;
+	}
 	f = fopen(path, "re");
 	if (!f)
-		return -errno;
+		*err = -errno;
+	return f;
+}
+
+static int state_read(int ifindex, struct prof_state *s)
+{
+	FILE *f;
+	int ok, err;
+
+	memset(s, 0, sizeof(*s));
+	f = run_file_open(ifindex, "profiling", &err);
+	if (!f)
+		return err;
 	ok = fscanf(f, "%d %llu %u", &s->pid, &s->start, &s->timed_id) == 3;
 	fclose(f);
 	return ok ? 0 : -EINVAL;
@@ -196,14 +211,10 @@ int xf_chain_profile_recover(void)
 
 static void run_free(struct xf_chain_prof_run *r)
 {
-	if (r->timed_fd >= 0)
-		close(r->timed_fd);
-	if (r->prog_fd >= 0)
-		close(r->prog_fd);
-	if (r->normal_fd >= 0)
-		close(r->normal_fd);
-	if (r->stats_fd >= 0)
-		close(r->stats_fd);
+	xf_fd_close(&r->timed_fd);
+	xf_fd_close(&r->prog_fd);
+	xf_fd_close(&r->normal_fd);
+	xf_fd_close(&r->stats_fd);
 	chain_if_close(&r->c);
 	free(r);
 }
@@ -311,7 +322,6 @@ static void result_write(const struct chain_if *c, const struct xf_chain_profile
 
 int xf_chain_profile_last(int ifindex, struct xf_chain_profile *p, int *profiling)
 {
-	char path[CHAIN_PATH_LEN];
 	unsigned long long pk, rn, ru, ns;
 	struct prof_state s;
 	long long t;
@@ -321,11 +331,9 @@ int xf_chain_profile_last(int ifindex, struct xf_chain_profile *p, int *profilin
 
 	*profiling = !state_read(ifindex, &s) && state_alive(&s) ? s.pid : 0;
 	memset(p, 0, sizeof(*p));
-	if (xf_run_path(path, sizeof(path), ifindex, "profile"))
-		return -ENAMETOOLONG;
-	f = fopen(path, "re");
+	f = run_file_open(ifindex, "profile", &err);
 	if (!f)
-		return -errno;
+		return err;
 	if (fscanf(f, "%lld %lf %lf %lf %llu %llu %d %d %u", &t, &p->duration, &p->overhead,
 		   &p->step, &pk, &rn, &tot, &ch, &p->n) != 9 || p->n > XF_CHAIN_MAX)
 		err = -EINVAL;

@@ -12,6 +12,7 @@
 #include "usage.h"
 #include "internal.h"
 #include "chain/chain.h"
+#include "file.h"
 #include "xbpf.h"
 
 void chain_src_path(const struct chain_if *c, const char *member, char *buf, size_t len)
@@ -39,11 +40,7 @@ int chain_src_write(const struct chain_if *c, const char *member, const char *ob
 		err = -errno ?: -EIO;
 	if (close(fd) && !err)
 		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return xf_file_commit(tmp, path, err);
 }
 
 int xf_chain_member_files(struct xf_nl *nl, const char *dev, const char *member,

@@ -29,7 +29,8 @@ static const char *rd_link_name(int dir, bool xdp)
 	       dir == XF_RD_DIR_INGRESS ? "redirect_ingress" : "redirect_egress";
 }
 
-void rd_link_path(int ifindex, int dir, bool xdp, char *buf, size_t len)
+/* The pin of the scope's tcx link (or, with xdp, of its chain member). */
+static void rd_link_path(int ifindex, int dir, bool xdp, char *buf, size_t len)
 {
 	xf_pin_path(buf, len, ifindex, rd_link_name(dir, xdp));
 }

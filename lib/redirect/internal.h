@@ -46,8 +46,6 @@ int rd_each(struct xf_inst *in, int (*fn)(struct xf_inst *, struct rd_walk *, vo
 /* How the scope (device, direction) is attached now. */
 enum rd_attach { RD_ERR = -1, RD_NONE, RD_TCX, RD_CLS, RD_XDP };
 
-/* The pin of the scope's tcx link (or, with xdp, of its chain member). */
-void rd_link_path(int ifindex, int dir, bool xdp, char *buf, size_t len);
 enum rd_attach rd_attached(struct xf_nl *nl, int ifindex, int dir);
 /* Attach the scope for its first rule, on the hook asked for; how it was
  * done in *how. Prints its own Error. 0/-errno. */

@@ -23,6 +23,12 @@
 #include "route/route.h"
 #include "xbpf.h"
 
+const char *const xf_route_hook_words[] = { "auto", "xdp", "tc", NULL };
+const char *const xf_route_mode_words[] = { "native", "generic", NULL };
+const char *const xf_route_family_words[] = { "all", "inet", "inet6", NULL };
+const char *const xf_route_lookup_words[] = { "full", "direct", "flowtable", NULL };
+const char *const xf_route_netfilter_words[] = { "check", "bypass", NULL };
+
 struct rt_dev {
 	const char *name;
 	struct xf_link l;
@@ -249,8 +255,7 @@ static int rt_resolve_vlan(struct xf_nl *nl, struct rt_dev *d,
 	return 0;
 }
 
-static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_attach_opts *o,
-		      const char **why)
+static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_attach_opts *o)
 {
 	uint64_t features;
 	int fd, err;
@@ -281,20 +286,14 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 		d->shared_xdp = rt_on_xdp_link(fd);
 		close(fd);
 	}
-	*why = NULL;
 	/* One hook per carrier: a member sharing it takes its hook. */
-	if (d->shared && d->hook == XF_HOOK_AUTO) {
+	if (d->shared && d->hook == XF_HOOK_AUTO)
 		d->hook = d->shared_xdp ? XF_HOOK_XDP : XF_HOOK_TC;
-		*why = d->shared_xdp ? "auto: its program runs on xdp there already" :
-				       "auto: its program runs on tc there already";
-	} else if (d->hook == XF_HOOK_AUTO) {
-		*why = rt_hook_why(d->l.kind, features, &d->hook);
-	}
+	else if (d->hook == XF_HOOK_AUTO)
+		rt_hook_why(d->l.kind, features, &d->hook);
 	/* lookup flowtable: XDP only (see xf_route_attach). */
-	if (o->flowtable && d->hook == XF_HOOK_TC) {
+	if (o->flowtable && d->hook == XF_HOOK_TC)
 		d->hook = XF_HOOK_XDP;
-		*why = "auto: lookup flowtable runs on XDP, before the kernel's flowtable";
-	}
 	if (d->hook == XF_HOOK_TC && !xf_tcx_available(d->l.ifindex)) {
 		if (o->hook != XF_HOOK_AUTO) {
 			fprintf(stderr, "Error: hook tc needs tcx (Linux 6.6 or later), "
@@ -302,7 +301,6 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 			return -EOPNOTSUPP;
 		}
 		d->hook = XF_HOOK_XDP;
-		*why = "auto: no tcx in this kernel";
 	}
 	/* The carrier runs the program for its VLAN devices (or for the
 	 * parent) on one hook: one hook per device. */
@@ -346,7 +344,6 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	struct rt_dev d[RT_MAX_DEVS];
 	struct xf_chain_keep keep;
 	struct xf_inst in;
-	const char *why;
 	int i, j, err;
 
 	if (n > RT_MAX_DEVS)
@@ -372,7 +369,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	if (o->flowtable && (err = rt_check_flowtable()))
 		return err;
 	for (i = 0; i < n; i++) {
-		err = rt_resolve(nl, &d[i], o, &why);
+		err = rt_resolve(nl, &d[i], o);
 		if (!err)
 			err = rt_check_foreign(nl, &d[i]);
 		if (err)
@@ -383,7 +380,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		if (d[i].hook != XF_HOOK_XDP)
 			continue;
 		/* The link the program runs on: a VLAN device's parent. */
-		err = rt_check_peer_csum(nl, d[i].cl.name, &d[i].cl, o->force);
+		err = rt_check_peer_offload(nl, d[i].cl.name, &d[i].cl, o->force);
 		if (err)
 			return err;
 	}

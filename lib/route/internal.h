@@ -1,6 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Inside the route wing: the pinned instance, its link pins and the
- * per-member flags. */
+/* Inside the route wing: what its files give each other, file by file.
+ *
+ * The files call each other in layers, each only into lower ones, so
+ * their calls form a DAG (test/layers.bats checks it with scripts/layers,
+ * from the object files' symbols, against the lines below):
+ *   0: inst.c link.c sysctl.c features.c flowtable.c offload.c netfilter.c
+ *   1: vlan.c join.c fast.c get.c show.c
+ *   2: ifcfg.c
+ *   3: refresh.c
+ *   4: attach.c detach.c
+ * inst.c the instance: its maps and programs, the object it loads, the
+ *	counters' slots.
+ * link.c the members' link pins, and where a link runs (a VLAN device's
+ *	on its parent).
+ * sysctl.c the forwarding, rp_filter and accept_local sysctls.
+ * features.c a device's XDP features and the hook "auto" picks.
+ * flowtable.c whether lookup flowtable can run (also `feature`'s probe).
+ * offload.c a veth or netkit peer's tx checksum and tx-vlan offloads.
+ * netfilter.c the netfilter chains the fast path bypasses.
+ * vlan.c the VLAN map, xf_rt_vlan, and its copy xf_rt_vlc.
+ * join.c route as the member "route" of an interface's XDP chain.
+ * fast.c the fast path's shortcuts and the namespace's address tables.
+ * get.c route get; show.c route show and stats reset.
+ * ifcfg.c a member's xf_rt_ifcfg entry and its copies.
+ * refresh.c rt_refresh() and route refresh.
+ * attach.c route attach; detach.c route detach and gc's sweep. */
 #ifndef XF_ROUTE_INTERNAL_H
 #define XF_ROUTE_INTERNAL_H
 
@@ -24,6 +48,7 @@ enum { RT_PROG_TC, RT_MAP_TX, RT_MAP_IFCFG, RT_MAP_STATS, RT_MAP_TRACE,
        RT_MAP_LOCAL, RT_MAP_IFC, RT_PROG_GENID, RT_MAP_SRC4, RT_MAP_VLAN,
        RT_MAP_LOC6, RT_MAP_VLC, RT_NFDS };
 
+/* inst.c: the instance. */
 /* The namespace's one route instance, pinned as XF_PIN_ROOT/ns<id>/route/. */
 extern const struct xf_inst_desc rt_inst_desc;
 /* The route object this kernel and these capabilities allow: the build
@@ -31,49 +56,69 @@ extern const struct xf_inst_desc rt_inst_desc;
  * CAP_PERFMON (or CAP_SYS_ADMIN) lets it read kernel memory, else the
  * plain one. As a skeleton's name__elf_bytes(). */
 const void *rt_elf(size_t *size);
+/* Zero the counters of a member's slot: every reason's, on every CPU, in
+ * one call (a new member starts from nothing; stats reset). 0/-errno. */
+int rt_slot_zero(struct xf_inst *in, uint32_t slot);
+
+/* link.c: the link pins, and where a link runs. */
 /* XF_PIN_ROOT/ns<id>/<ifindex>/route into buf. 0/-errno. */
 int rt_link_pin_path(char *buf, size_t len, int ifindex);
 /* The pinned link of ifindex as an fd, or -ENOENT. */
 int rt_link_open(int ifindex);
+/* Every ifindex with a route link pin in this namespace, also of interfaces
+ * that have gone, sorted. Returns the count. */
+int rt_pinned_ifindexes(int *out, int max);
+/* The route link that runs on carrier (pinned for any member, tcx or
+ * XDP), as an fd the caller closes, or -ENOENT. */
+int rt_carrier_link(int carrier);
+/* The ifindex the route link fd runs on (tcx or XDP), or 0. */
+int rt_link_carrier(int fd);
+/* Whether a member other than except pins a route link running on
+ * carrier. */
+bool rt_carrier_others(int carrier, int except);
+/* Where XDP sends for member ifindex (xf_tx_ports' value): the parent of
+ * a VLAN device, which gets XF_RTIF_VLAN in *flags, else ifindex itself
+ * (XF_RTIF_VLAN cleared). Reads the member's link pin. */
+uint32_t rt_xdp_target(int ifindex, uint32_t *flags);
+/* The route link fd is an XDP link. */
+bool rt_on_xdp_link(int fd);
+/* The parent a member's link runs on when that is not the member itself
+ * (a VLAN device), else 0. */
+int rt_vlan_parent(int ifindex);
+
+/* sysctl.c: the kernel's sysctls behind a member's flags. */
+/* Set XF_RTIF_INET/INET6 from XF_RTIF_WANT_* and the forwarding sysctls. */
+void rt_family_flags(uint32_t *flags);
+/* XF_RTIF_RP_* for the rp_filter the kernel applies on ifindex. */
+uint32_t rt_rp_filter_flags(int ifindex);
+/* Whether the kernel applies accept_local on ifindex ("all" or its own). */
+bool rt_accept_local(int ifindex);
+
+/* features.c: a device's XDP features and the hook "auto" picks. */
 /* The XDP features the driver of ifindex reports (0: none, or unknown). */
 uint64_t rt_xdp_features(int ifindex);
 /* Whether frames redirected by XDP into ifindex are delivered, not dropped;
  * reported is xf_xdp_features_reported(). */
 bool rt_xdp_xmit_ok(int ifindex, bool reported);
-/* Zero the counters of a member's slot: every reason's, on every CPU, in
- * one call (a new member starts from nothing; stats reset). 0/-errno. */
-int rt_slot_zero(struct xf_inst *in, uint32_t slot);
-/* Join dev's XDP chain as the member "route" (a new chain in xdp_flags'
- * mode), running xf_route_flow (route_flow.bpf.c) when flowtable, else
- * xf_route_xdp: the chain's link fd, or -errno. keep (or NULL) shares
- * xf_route_xdp's object, and its bytes, with the command's other joins. */
-int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable,
-		  struct xf_chain_keep *keep);
-/* The route member's object for one command's chain builds, loaded by the
- * first of them (its bytes chosen by the first rt_chain_join()).
- * xf_chain_keep_close() at the end. */
-void rt_chain_keep(struct xf_chain_keep *k);
+/* The hook "auto" picks for a device of this kind and XDP features, and why. */
+const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook);
+
+/* flowtable.c: lookup flowtable's check. */
 /* lookup flowtable: refuse (Error line, -EOPNOTSUPP) where the kernel
  * cannot run it. */
 int rt_check_flowtable(void);
-/* The hook "auto" picks for a device of this kind and XDP features, and why. */
-const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook);
-/* XF_RTIF_RP_* for the rp_filter the kernel applies on ifindex. */
-uint32_t rt_rp_filter_flags(int ifindex);
-/* Whether the kernel applies accept_local on ifindex ("all" or its own). */
-bool rt_accept_local(int ifindex);
-/* Every ifindex with a route link pin in this namespace, also of interfaces
- * that have gone, sorted. Returns the count. */
-int rt_pinned_ifindexes(int *out, int max);
-/* Set XF_RTIF_INET/INET6 from XF_RTIF_WANT_* and the forwarding sysctls. */
-void rt_family_flags(uint32_t *flags);
-/* hook xdp on a veth or netkit whose peer has tx checksum offload on (or
- * cannot be read) is refused unless force: prints the Error. 0/-errno. */
-int rt_check_peer_csum(struct xf_nl *nl, const char *dev, const struct xf_link *l, bool force);
+
+/* offload.c: a veth or netkit peer's tx offloads that XDP cannot see. */
+/* hook xdp on a veth or netkit whose peer has tx checksum or tx-vlan
+ * offload on (or cannot be read) is refused unless force: prints the
+ * Error. 0/-errno. */
+int rt_check_peer_offload(struct xf_nl *nl, const char *dev, const struct xf_link *l, bool force);
 /* The warning "route show" gives for such a peer into buf, or NULL. */
-const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char *buf,
-				 size_t len);
-/* Netfilter and the fast path (netfilter.c). The hooks a member skips on
+const char *rt_peer_offload_warning(struct xf_nl *nl, const struct xf_link *l, char *buf,
+				    size_t len);
+
+/* netfilter.c: netfilter and the fast path. */
+/* The hooks a member skips on
  * either hook: all of the forwarding path's (test/netfilter.bats shows
  * it; tc's redirect skips netdev egress too, as the kernel marks a packet
  * that tc ingress redirects with nf_skip_egress). */
@@ -83,8 +128,6 @@ const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char
 /* XF_RUN_ROOT/ns<id>/<ifindex>/route-netfilter: the chains the operator
  * accepted to bypass with "netfilter bypass", one key per line. */
 #define RT_NF_RUN "route-netfilter"
-/* XF_NF_INET/INET6 of the families asked for in XF_RTIF_WANT_* / INET*. */
-uint32_t rt_nf_families(uint32_t rtif_flags);
 /* route attach without "netfilter bypass": refuse with one Error line
  * naming what devs[0..n) would bypass, if anything. 0/-EPERM/-errno. */
 int rt_nf_refuse(const char *const *devs, int n, uint32_t rtif_flags);
@@ -103,25 +146,7 @@ struct rt_nf_warn {
 void rt_nf_warn_add(struct rt_nf_warn *w, const struct xf_route_iface *ri);
 void rt_nf_warn_print(const struct rt_nf_warn *w);
 
-/* VLAN devices (vlan.c). The route link that runs on carrier (pinned for
- * any member, tcx or XDP), as an fd the caller closes, or -ENOENT. */
-int rt_carrier_link(int carrier);
-/* The ifindex the route link fd runs on (tcx or XDP), or 0. */
-int rt_link_carrier(int fd);
-/* Whether a member other than except pins a route link running on
- * carrier. */
-bool rt_carrier_others(int carrier, int except);
-/* Where XDP sends for member ifindex (xf_tx_ports' value): the parent of
- * a VLAN device, which gets XF_RTIF_VLAN in *flags, else ifindex itself
- * (XF_RTIF_VLAN cleared). Reads the member's link pin. */
-uint32_t rt_xdp_target(int ifindex, uint32_t *flags);
-/* ifindex is a member on hook xdp. */
-bool rt_on_xdp(int ifindex);
-/* The route link fd is an XDP link. */
-bool rt_on_xdp_link(int fd);
-/* The parent a member's link runs on when that is not the member itself
- * (a VLAN device), else 0. */
-int rt_vlan_parent(int ifindex);
+/* vlan.c: the VLAN map, xf_rt_vlan, and its copy xf_rt_vlc. */
 /* Rewrite xf_rt_vlan from the kernel's view of members[0..n): only what
  * is exact now is left in it (nl NULL: nothing). 0/-errno. */
 int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, int n);
@@ -130,22 +155,23 @@ int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, 
  * one (struct xf_route_vlan). 0/-errno. */
 int rt_vlan_cfg(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg);
 
-/* Re-read redirect capability and rp_filter for every member. 0/-errno. */
-int rt_refresh(struct xf_inst *in);
+/* join.c: route in an interface's XDP chain. */
+/* Join dev's XDP chain as the member "route" (a new chain in xdp_flags'
+ * mode), running xf_route_flow (route_flow.bpf.c) when flowtable, else
+ * xf_route_xdp: the chain's link fd, or -errno. keep (or NULL) shares
+ * xf_route_xdp's object, and its bytes, with the command's other joins. */
+int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable,
+		  struct xf_chain_keep *keep);
+/* The route member's object for one command's chain builds, loaded by the
+ * first of them (its bytes chosen by the first rt_chain_join()).
+ * xf_chain_keep_close() at the end. */
+void rt_chain_keep(struct xf_chain_keep *k);
 
-/* The fast path's shortcuts (fast.c), read at attach and on every refresh. */
+/* fast.c: the fast path's shortcuts, read at attach and on every refresh. */
 struct rt_fast {
 	struct xf_nl *nl;	/* NULL: no shortcut is granted */
 	bool realms;		/* an IPv4 route has a realm, or unknown */
 };
-
-/* Write (or delete) ifindex's xf_rt_ifcfg entry and its copies: the
- * direct-mapped one in xf_rt_ifc, and a VLAN device's in its tag's
- * xf_rt_vlan entry (rt_vlan_cfg), in the order that keeps them exact (see
- * xfwd_bpf.h). flags as for bpf_map_update_elem(). 0/-errno (errno set). */
-int rt_ifcfg_put(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg,
-		 uint64_t flags);
-int rt_ifcfg_del(struct xf_inst *in, uint32_t ifindex);
 /* Start a refresh: open what the checks need. */
 void rt_fast_begin(struct rt_fast *f);
 /* Set (or clear) XF_RTIF_PEER and peer_mac of ifindex's cfg. */
@@ -156,5 +182,21 @@ void rt_fast_source(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg);
 /* Write this namespace's addresses into xf_rt_local and xf_rt_src4, its
  * IPv6 local table into xf_rt_loc6, and close. 0/-errno. */
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in);
+
+/* ifcfg.c: a member's configuration entry and its copies. */
+/* Write (or delete) ifindex's xf_rt_ifcfg entry and its copies: the
+ * direct-mapped one in xf_rt_ifc, and a VLAN device's in its tag's
+ * xf_rt_vlan entry (rt_vlan_cfg), in the order that keeps them exact (see
+ * xfwd_bpf.h). flags as for bpf_map_update_elem(). 0/-errno (errno set). */
+int rt_ifcfg_put(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg,
+		 uint64_t flags);
+int rt_ifcfg_del(struct xf_inst *in, uint32_t ifindex);
+
+/* refresh.c: the members' flags and tables read again. */
+/* Re-read what can change under the members (their XDP redirect targets,
+ * rp_filter, the forwarding and accept_local sysctls, the fast path's
+ * shortcuts and tables, the VLAN map) and rewrite their entries.
+ * 0/-errno. */
+int rt_refresh(struct xf_inst *in);
 
 #endif

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* route refresh: what rt_refresh() re-reads (each member's XDP redirect
- * target ability and rp_filter, the forwarding sysctls, the address hint
- * and tables, the VLAN map), read again now, without touching a link.
- * All or nothing: the maps it rewrites are saved first and written back
- * when it fails part of the way. */
+/* rt_refresh(): what can change under the members (each one's XDP
+ * redirect target ability and rp_filter, the forwarding sysctls, the
+ * address hint and tables, the VLAN map) read again, as attach and detach
+ * do at their end; and route refresh, which does it alone, without
+ * touching a link. All or nothing: the maps it rewrites are saved first
+ * and written back when it fails part of the way. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,7 +15,62 @@
 #include "inst.h"
 #include "internal.h"
 #include "mapsnap.h"
+#include "probe.h"
 #include "route/route.h"
+
+/* Re-read what can change under us for every member: whether it takes XDP
+ * redirects now (a veth does only while its peer has XDP or GRO) and its
+ * rp_filter setting. */
+int rt_refresh(struct xf_inst *in)
+{
+	uint32_t keys[XF_RT_MAX_IF], next, *prev = NULL;
+	bool reported = xf_xdp_features_reported();
+	struct xf_route_ifcfg cfg;
+	struct rt_fast fast;
+	int n = 0, i, err = 0;
+
+	/* Keys first: updating a hash map entry moves it to the head of its
+	 * bucket, so updating while walking can walk in circles. */
+	while (n < XF_RT_MAX_IF && !bpf_map_get_next_key(in->fd[RT_MAP_IFCFG], prev, &next)) {
+		keys[n] = next;
+		prev = &keys[n++];
+	}
+	if (n < XF_RT_MAX_IF && errno != ENOENT)
+		return -errno;
+	rt_fast_begin(&fast);
+	for (i = 0; i < n; i++) {
+		uint32_t key = keys[i], tx;
+
+		if (bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &cfg)) {
+			if (errno != ENOENT)
+				err = -errno;
+			continue;
+		}
+		cfg.flags &= ~(XF_RTIF_XDP_XMIT | XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
+		/* A VLAN device's frames leave on its parent (vlan.c). */
+		tx = rt_xdp_target(key, &cfg.flags);
+		if (rt_xdp_xmit_ok(tx, reported))
+			cfg.flags |= XF_RTIF_XDP_XMIT;
+		cfg.flags |= rt_rp_filter_flags(key);
+		rt_family_flags(&cfg.flags);
+		rt_fast_peer(&fast, key, &cfg);
+		rt_fast_source(&fast, key, &cfg);
+		if (rt_ifcfg_put(in, key, &cfg, BPF_EXIST))
+			err = -errno;
+		if (cfg.flags & XF_RTIF_XDP_XMIT) {
+			if (bpf_map_update_elem(in->fd[RT_MAP_TX], &key, &tx, BPF_ANY))
+				err = -errno;
+		} else if (bpf_map_delete_elem(in->fd[RT_MAP_TX], &key) && errno != ENOENT) {
+			err = -errno;
+		}
+	}
+	/* The VLAN map: after the members' flags, before netlink closes. */
+	i = rt_vlan_sync(fast.nl, in, keys, n);
+	if (i && !err)
+		err = i;
+	i = rt_fast_end(&fast, in);
+	return err ?: i;
+}
 
 /* What rt_refresh() writes. The device map is saved apart, by the
  * members' keys: its values are the members' XDP targets (a VLAN

@@ -15,6 +15,7 @@
 
 struct xf_nl;
 struct xf_gc_report;
+struct xf_probe;
 
 /* Bits 16-31 of xf_route_ifcfg.flags are userspace's; the programs ignore
  * them. AUTO: the hook was "auto". WANT_*: the families asked for, of which
@@ -32,6 +33,16 @@ struct xf_gc_report;
  * filters added to the chain see packets before the fast path forwards. */
 #define XF_ROUTE_CHAIN_PRIO 1000
 enum xf_xdp_attach { XF_MODE_AUTO, XF_MODE_NATIVE, XF_MODE_GENERIC };
+
+/* The words of route attach's options, NULL-terminated, for the command
+ * line and the saved state alike. Indexes: hook auto, xdp, tc (enum
+ * xf_hook's order); mode native, generic; family all, inet, inet6; lookup
+ * full, direct, flowtable; netfilter check, bypass. */
+extern const char *const xf_route_hook_words[];
+extern const char *const xf_route_mode_words[];
+extern const char *const xf_route_family_words[];
+extern const char *const xf_route_lookup_words[];
+extern const char *const xf_route_netfilter_words[];
 
 struct xf_route_attach_opts {
 	enum xf_hook hook;
@@ -113,6 +124,14 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
  * the same reading of netfilter and counters (route show). */
 int xf_route_list_warn(struct xf_nl *nl, int ifindex,
 		       int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
+
+/* lookup flowtable's probe for `feature show`'s xdp_flowtable: whether
+ * route's flowtable program (route_flow.bpf.c) loads, which needs the
+ * kfunc bpf_xdp_flow_lookup() of nf_flow_table (Linux 6.9). A "no" says
+ * what is missing: the kernel has no NF_FLOW_TABLE, the module is not
+ * loaded, or it has no such kfunc. Fills p; 0, or -errno when the probe
+ * itself could not run (p then says so). */
+int xf_route_probe_flowtable(struct xf_probe *p);
 
 /* One Warning line on stderr naming the netfilter chains that members of
  * the set bypass without the operator's "netfilter bypass" (nothing when

@@ -110,7 +110,7 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 		ri->why = ri->hook == XF_HOOK_XDP ? "hook xdp given" : "hook tc given";
 	}
 	if (ri->hook == XF_HOOK_XDP)
-		rt_peer_csum_warning(nl, &pl, ri->warning, sizeof(ri->warning));
+		rt_peer_offload_warning(nl, &pl, ri->warning, sizeof(ri->warning));
 	if (ri->hook == XF_HOOK_TC && !ri->link_id)
 		ri->why = "the link is not in the kernel any more";
 }

@@ -43,32 +43,67 @@ static int sv_missing(struct xf_nl *nl, const char *what, int i, const char *dev
 	return 1;
 }
 
-static int sv_check_unique(const struct xf_save *s)
+/* Entry *i of arr (*n entries of sz) names dev, and dev2 unless NULL:
+ * sv_missing() of each, and where one went, the entry goes from arr and
+ * *i steps back. 1 when it went, 0 when both are there, -ENODEV. */
+static int sv_drop_missing(struct xf_nl *nl, const char *what, void *arr, int *n, int *i,
+			   size_t sz, const char *dev, const char *dev2, bool skip)
 {
-	const struct xf_save_redirect *a, *b;
+	int r = sv_missing(nl, what, *i, dev, skip);
+
+	if (!r && dev2)
+		r = sv_missing(nl, what, *i, dev2, skip);
+	if (r > 0)
+		sv_drop(arr, n, (*i)--, sz);
+	return r;
+}
+
+/* No device named twice among arr's n entries of sz (what's). 0, or
+ * -XF_EUSAGE after an Error. */
+/* sv_drop_missing() for each of arr's *n entries of sz, by their device
+ * and, unless dev2 is 0, the second device name at offset dev2. 0, or
+ * -ENODEV. */
+static int sv_drop_missing_all(struct xf_nl *nl, const char *what, void *arr, int *n,
+			       size_t sz, size_t dev2, bool skip)
+{
+	char *e = arr;
+	int i, r;
+
+	for (i = 0; i < *n; i++) {
+		r = sv_drop_missing(nl, what, arr, n, &i, sz, e + i * sz,
+				    dev2 ? e + i * sz + dev2 : NULL, skip);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int sv_check_unique_dev(const char *what, const void *arr, int n, size_t sz)
+{
+	const char *e = arr;
 	int i, j;
 
-	for (i = 0; i < s->nroute; i++)
+	for (i = 0; i < n; i++)
 		for (j = 0; j < i; j++)
-			if (!strcmp(s->route[i].dev, s->route[j].dev)) {
-				fprintf(stderr, "Error: route[%d]: \"%s\" is in the document "
-					"twice.\n", i, s->route[i].dev);
+			if (!strcmp(e + i * sz, e + j * sz)) {
+				fprintf(stderr, "Error: %s[%d]: \"%s\" is in the document "
+					"twice.\n", what, i, e + i * sz);
 				return -XF_EUSAGE;
 			}
-	for (i = 0; i < s->nchain; i++)
-		for (j = 0; j < i; j++)
-			if (!strcmp(s->chain[i].dev, s->chain[j].dev)) {
-				fprintf(stderr, "Error: chain[%d]: \"%s\" is in the document "
-					"twice.\n", i, s->chain[i].dev);
-				return -XF_EUSAGE;
-			}
+	return 0;
+}
+
+static int sv_check_unique(const struct xf_save *s)
+{
+	int i, j, err;
+
+	err = sv_check_unique_dev("route", s->route, s->nroute, sizeof(*s->route)) ?:
+	      sv_check_unique_dev("chain", s->chain, s->nchain, sizeof(*s->chain));
+	if (err)
+		return err;
 	for (i = 0; i < s->nredirect; i++) {
 		for (j = 0; j < i; j++) {
-			a = &s->redirect[i];
-			b = &s->redirect[j];
-			if (!strcmp(a->dev, b->dev) && a->dir == b->dir &&
-			    a->has_match == b->has_match &&
-			    (!a->has_match || !memcmp(&a->match, &b->match, sizeof(a->match)))) {
+			if (xf_save_rule_same(&s->redirect[i], &s->redirect[j])) {
 				fprintf(stderr, "Error: redirect[%d]: the same rule as "
 					"redirect[%d].\n", i, j);
 				return -XF_EUSAGE;
@@ -108,30 +143,20 @@ int xf_save_check(struct xf_nl *nl, struct xf_save *s, bool skip)
 	r = sv_check_unique(s);
 	if (r)
 		return r;
-	for (i = 0; i < s->nroute; i++) {
-		r = sv_missing(nl, "route", i, s->route[i].dev, skip);
-		if (r < 0)
-			return r;
-		if (r)
-			sv_drop(s->route, &s->nroute, i--, sizeof(*s->route));
-	}
-	for (i = 0; i < s->nredirect; i++) {
-		r = sv_missing(nl, "redirect", i, s->redirect[i].dev, skip);
-		if (!r)
-			r = sv_missing(nl, "redirect", i, s->redirect[i].target, skip);
-		if (r < 0)
-			return r;
-		if (r)
-			sv_drop(s->redirect, &s->nredirect, i--, sizeof(*s->redirect));
-	}
+	r = sv_drop_missing_all(nl, "route", s->route, &s->nroute, sizeof(*s->route), 0,
+				skip) ?:
+	    sv_drop_missing_all(nl, "redirect", s->redirect, &s->nredirect,
+				sizeof(*s->redirect), offsetof(struct xf_save_redirect, target),
+				skip);
+	if (r < 0)
+		return r;
 	for (i = 0; i < s->nchain; i++) {
-		r = sv_missing(nl, "chain", i, s->chain[i].dev, skip);
+		r = sv_drop_missing(nl, "chain", s->chain, &s->nchain, &i, sizeof(*s->chain),
+				    s->chain[i].dev, NULL, skip);
 		if (r < 0)
 			return r;
-		if (r) {
-			sv_drop(s->chain, &s->nchain, i--, sizeof(*s->chain));
+		if (r)
 			continue;
-		}
 		for (j = 0; j < s->chain[i].n; j++) {
 			r = sv_check_member(&s->chain[i], i, j);
 			if (r)

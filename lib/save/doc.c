@@ -27,11 +27,6 @@
 #include "save/save.h"
 #include "usage.h"
 
-static const char *const hook_words[] = { "auto", "xdp", "tc", NULL };
-static const char *const mode_words[] = { "native", "generic", NULL };
-static const char *const family_words[] = { "all", "inet", "inet6", NULL };
-static const char *const lookup_words[] = { "full", "direct", "flowtable", NULL };
-static const char *const netfilter_words[] = { "check", "bypass", NULL };
 static const char *const dir_words[] = { "ingress", "egress", NULL };
 static const char *const act_words[] = { "", "next", "stop", NULL };
 
@@ -42,22 +37,42 @@ static int sv_set(json_t *o, const char *key, json_t *v)
 	return v && !json_object_set_new(o, key, v) ? 0 : -ENOMEM;
 }
 
-static json_t *sv_route_json(const struct xf_save_route *r)
+/* Set o's key to v unless err: v goes either way (to o, or released).
+ * err, or sv_set()'s. */
+static int sv_put(json_t *o, const char *key, json_t *v, int err)
 {
-	json_t *o = json_object();
-	int fam = r->family == XF_RTIF_INET ? 1 : r->family == XF_RTIF_INET6 ? 2 : 0;
+	if (err) {
+		json_decref(v);
+		return err;
+	}
+	return sv_set(o, key, v);
+}
 
-	if (!o || sv_set(o, "dev", json_string(r->dev)) ||
-	    sv_set(o, "hook", json_string(hook_words[r->hook])) ||
-	    (r->hook == XF_HOOK_XDP &&
-	     sv_set(o, "mode", json_string(mode_words[r->mode == XF_MODE_GENERIC]))) ||
-	    sv_set(o, "family", json_string(family_words[fam])) ||
-	    sv_set(o, "lookup", json_string(lookup_words[r->direct ? 1 : r->flowtable ? 2 : 0])) ||
-	    sv_set(o, "netfilter", json_string(netfilter_words[r->nf_bypass]))) {
+/* o, or with err NULL (o released). */
+static json_t *sv_done(json_t *o, int err)
+{
+	if (err) {
 		json_decref(o);
 		return NULL;
 	}
 	return o;
+}
+
+static json_t *sv_route_json(const struct xf_save_route *r)
+{
+	json_t *o = json_object();
+	int fam = r->family == XF_RTIF_INET ? 1 : r->family == XF_RTIF_INET6 ? 2 : 0;
+	int mode = r->mode == XF_MODE_GENERIC, err = !o;
+
+	err = err ?: sv_set(o, "dev", json_string(r->dev)) ?:
+	      sv_set(o, "hook", json_string(xf_route_hook_words[r->hook]));
+	if (!err && r->hook == XF_HOOK_XDP)
+		err = sv_set(o, "mode", json_string(xf_route_mode_words[mode]));
+	err = err ?: sv_set(o, "family", json_string(xf_route_family_words[fam])) ?:
+	      sv_set(o, "lookup", json_string(xf_route_lookup_words[r->direct ? 1 :
+								   r->flowtable ? 2 : 0])) ?:
+	      sv_set(o, "netfilter", json_string(xf_route_netfilter_words[r->nf_bypass]));
+	return sv_done(o, err);
 }
 
 static json_t *sv_member_json(const struct xf_save_member *m)
@@ -81,16 +96,8 @@ static json_t *sv_member_json(const struct xf_save_member *m)
 			snprintf(word, sizeof(word), "%s", act_words[m->act[v]]);
 		err = sv_set(on, xf_chain_verdict_name(v), json_string(word));
 	}
-	if (on && !err) {
-		err = sv_set(o, "on", on);
-		on = NULL;
-	}
-	json_decref(on);
-	if (err) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	err = sv_put(o, "on", on, err);
+	return sv_done(o, err);
 }
 
 static json_t *sv_chain_json(const struct xf_save_chain *c)
@@ -101,17 +108,9 @@ static json_t *sv_chain_json(const struct xf_save_chain *c)
 	for (i = 0; !err && i < c->n; i++)
 		err = json_array_append_new(ms, sv_member_json(&c->m[i]));
 	err = err ?: sv_set(o, "dev", json_string(c->dev)) ?:
-	      sv_set(o, "mode", json_string(mode_words[c->generic]));
-	if (!err) {
-		err = sv_set(o, "members", ms);
-		ms = NULL;
-	}
-	json_decref(ms);
-	if (err) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	      sv_set(o, "mode", json_string(xf_route_mode_words[c->generic]));
+	err = sv_put(o, "members", ms, err);
+	return sv_done(o, err);
 }
 
 static json_t *sv_redirect_json(const struct xf_save_redirect *r)
@@ -129,11 +128,7 @@ static json_t *sv_redirect_json(const struct xf_save_redirect *r)
 		err = sv_set(o, "match", json_string(xf_addr_str(&r->match, true, a, sizeof(a))));
 	if (!err && r->has_via)
 		err = sv_set(o, "via", json_string(xf_addr_str(&r->via, false, a, sizeof(a))));
-	if (err) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	return sv_done(o, err);
 }
 
 /* Arrays are sorted by what identifies an entry, so that the order the
@@ -316,18 +311,18 @@ static int sv_route_parse(struct sv_parse *p, json_t *o, int i, void *elem)
 	sv_at(p, "route", i, NULL);
 	err = sv_keys(p, o, keys) ?:
 	      sv_str(p, o, "route", i, "dev", r->dev, sizeof(r->dev), false, NULL) ?:
-	      sv_word(p, o, "route", i, "hook", hook_words, &h) ?:
+	      sv_word(p, o, "route", i, "hook", xf_route_hook_words, &h) ?:
 	      sv_str(p, o, "route", i, "mode", mode, sizeof(mode), true, &has_mode) ?:
-	      sv_word(p, o, "route", i, "family", family_words, &f) ?:
-	      sv_word(p, o, "route", i, "lookup", lookup_words, &l) ?:
-	      sv_word(p, o, "route", i, "netfilter", netfilter_words, &nf);
+	      sv_word(p, o, "route", i, "family", xf_route_family_words, &f) ?:
+	      sv_word(p, o, "route", i, "lookup", xf_route_lookup_words, &l) ?:
+	      sv_word(p, o, "route", i, "netfilter", xf_route_netfilter_words, &nf);
 	if (err)
 		return err;
 	if (has_mode) {
 		sv_at(p, "route", i, "mode");
 		if (h != XF_HOOK_XDP)
 			return sv_bad(p, "only hook xdp takes a mode");
-		err = sv_word(p, o, "route", i, "mode", mode_words, &m);
+		err = sv_word(p, o, "route", i, "mode", xf_route_mode_words, &m);
 		if (err)
 			return err;
 	} else if (h == XF_HOOK_XDP) {
@@ -419,7 +414,7 @@ static int sv_chain_parse(struct sv_parse *p, json_t *o, int i, void *elem)
 	sv_at(p, "chain", i, NULL);
 	err = sv_keys(p, o, keys) ?:
 	      sv_str(p, o, "chain", i, "dev", c->dev, sizeof(c->dev), false, NULL) ?:
-	      sv_word(p, o, "chain", i, "mode", mode_words, &m);
+	      sv_word(p, o, "chain", i, "mode", xf_route_mode_words, &m);
 	if (err)
 		return err;
 	c->generic = m == 1;

@@ -7,6 +7,7 @@
 #define XF_SAVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <net/if.h>
@@ -68,6 +69,16 @@ struct xf_save_redirect {
 	struct xf_addr via;
 	enum xf_hook hook;		/* XF_HOOK_XDP or XF_HOOK_TC */
 };
+
+/* Every kind of entry starts with its device's name: save's code that
+ * treats the kinds alike relies on it. */
+_Static_assert(offsetof(struct xf_save_route, dev) == 0 &&
+	       offsetof(struct xf_save_chain, dev) == 0 &&
+	       offsetof(struct xf_save_redirect, dev) == 0, "entries start with dev");
+
+/* Two redirect rules of one document are the same rule: the same device,
+ * direction and match (what else they say may differ). */
+bool xf_save_rule_same(const struct xf_save_redirect *a, const struct xf_save_redirect *b);
 
 struct xf_save {
 	struct xf_save_route *route;

@@ -14,12 +14,14 @@
 #include "redirect/redirect.h"
 #include "route/route.h"
 #include "save/save.h"
+#include "vec.h"
 
 struct sv_read {
 	struct xf_nl *nl;
 	struct xf_save *s;
 	const char *keep;
 	int err;
+	int route_cap, chain_cap, redirect_cap;	/* room in s's arrays */
 };
 
 void xf_save_free(struct xf_save *s)
@@ -30,21 +32,17 @@ void xf_save_free(struct xf_save *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* A new zeroed entry at the end of *arr (n entries of sz), or NULL. The
- * arrays grow 16 at a time: they are small. */
-static void *sv_push(void **arr, int *n, size_t sz)
+/* A new zeroed entry at the end of *arr (*n entries of sz, room for
+ * *cap), named by its device dev, which every kind of entry holds first
+ * (save.h):
+ * the entry, or NULL (ENOMEM). */
+static void *sv_add(void *arr, int *n, int *cap, size_t sz, const char *dev)
 {
-	char *v = *arr;
+	char *e = xf_vec_push(arr, n, cap, sz);
 
-	if (!(*n % 16)) {
-		v = realloc(*arr, (*n + 16) * sz);
-		if (!v)
-			return NULL;
-		*arr = v;
-	}
-	v += (*n)++ * sz;
-	memset(v, 0, sz);
-	return v;
+	if (e)
+		snprintf(e, IF_NAMESIZE, "%s", dev);
+	return e;
 }
 
 static int sv_route_cb(const struct xf_route_iface *ri, void *arg)
@@ -60,10 +58,9 @@ static int sv_route_cb(const struct xf_route_iface *ri, void *arg)
 	}
 	if (!ri->name[0])
 		return 0;
-	sr = sv_push((void **)&r->s->route, &r->s->nroute, sizeof(*sr));
+	sr = sv_add(&r->s->route, &r->s->nroute, &r->route_cap, sizeof(*sr), ri->name);
 	if (!sr)
 		return -ENOMEM;
-	snprintf(sr->dev, sizeof(sr->dev), "%s", ri->name);
 	sr->hook = ri->flags & XF_RTIF_AUTO ? XF_HOOK_AUTO : ri->hook;
 	if (sr->hook == XF_HOOK_XDP)
 		sr->mode = strcmp(ri->mode, "generic") ? XF_MODE_NATIVE : XF_MODE_GENERIC;
@@ -139,10 +136,9 @@ static int sv_chain_cb(const struct xf_chain_info *ci, void *arg)
 
 	if (!ci->dev[0] || !ci->desc.n)
 		return 0;
-	sc = sv_push((void **)&r->s->chain, &r->s->nchain, sizeof(*sc));
+	sc = sv_add(&r->s->chain, &r->s->nchain, &r->chain_cap, sizeof(*sc), ci->dev);
 	if (!sc)
 		return -ENOMEM;
-	snprintf(sc->dev, sizeof(sc->dev), "%s", ci->dev);
 	sc->generic = !strcmp(ci->mode, "generic");
 	for (i = 0; i < ci->desc.n && i < XF_CHAIN_MAX; i++) {
 		err = sv_member(r, ci, &ci->desc.m[i], &sc->m[sc->n++]);
@@ -161,10 +157,9 @@ static int sv_redirect_cb(const struct xf_redirect_info *ri, void *arg)
 
 	if (!ri->dev[0])
 		return 0;
-	sr = sv_push((void **)&r->s->redirect, &r->s->nredirect, sizeof(*sr));
+	sr = sv_add(&r->s->redirect, &r->s->nredirect, &r->redirect_cap, sizeof(*sr), ri->dev);
 	if (!sr)
 		return -ENOMEM;
-	snprintf(sr->dev, sizeof(sr->dev), "%s", ri->dev);
 	sr->dir = ri->dir;
 	sr->has_match = ri->has_match;
 	sr->match = ri->match;

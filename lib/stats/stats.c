@@ -154,22 +154,42 @@ static bool wants(const struct xf_stats_filter *f, int obj)
 	return !f->objects || (f->objects & (1U << obj));
 }
 
+/* The objects f asks for, on its device (ifindex, 0: all) or all: route's
+ * members to route_fn, the chains to chain_fn, and the device filter to
+ * redirect_fn, each with arg, in that order, until one fails. 0 or the
+ * first -errno. */
+static int walk(struct xf_nl *nl, const struct xf_stats_filter *f, int ifindex,
+		int (*route_fn)(const struct xf_route_iface *ri, void *arg),
+		int (*chain_fn)(const struct xf_chain_info *ci, void *arg),
+		int (*redirect_fn)(struct xf_nl *nl, const char *dev, void *arg), void *arg)
+{
+	int err = 0;
+
+	if (wants(f, XF_STATS_ROUTE))
+		err = xf_route_list(nl, ifindex, route_fn, arg);
+	if (!err && wants(f, XF_STATS_CHAIN))
+		err = xf_chain_list(nl, f->dev, chain_fn, arg);
+	if (!err && wants(f, XF_STATS_REDIRECT))
+		err = redirect_fn(nl, f->dev, arg);
+	return err;
+}
+
+static int redirect_list(struct xf_nl *nl, const char *dev, void *arg)
+{
+	return xf_redirect_list(nl, dev, redirect_cb, arg);
+}
+
 int xf_stats_collect(struct xf_nl *nl, const struct xf_stats_filter *f, struct xf_stats *s)
 {
 	struct collect c = { .s = s, .percpu = f->percpu };
 	struct xf_link l = { .ifindex = 0 };
-	int err = 0;
+	int err;
 
 	memset(s, 0, sizeof(*s));
 	s->ncpu = xf_ncpus();
 	if (f->dev && xf_link_find(nl, f->dev, &l))
 		return -ENODEV;
-	if (wants(f, XF_STATS_ROUTE))
-		err = xf_route_list(nl, l.ifindex, route_cb, &c);
-	if (!err && wants(f, XF_STATS_CHAIN))
-		err = xf_chain_list(nl, f->dev, chain_cb, &c);
-	if (!err && wants(f, XF_STATS_REDIRECT))
-		err = xf_redirect_list(nl, f->dev, redirect_cb, &c);
+	err = walk(nl, f, l.ifindex, route_cb, chain_cb, redirect_list, &c);
 	if (err) {
 		if (err == -ENOMEM)
 			fprintf(stderr, "Error: cannot read the counters: %s.\n", strerror(-err));
@@ -259,21 +279,22 @@ static int chain_reset_cb(const struct xf_chain_info *ci, void *arg)
 	return 0;
 }
 
+static int redirect_reset(struct xf_nl *nl, const char *dev, void *arg)
+{
+	(void)arg;
+	return xf_redirect_reset(nl, dev);
+}
+
 int xf_stats_reset(struct xf_nl *nl, const struct xf_stats_filter *f)
 {
 	struct reset_walk w = { .nl = nl };
 	struct xf_link l = { .ifindex = 0 };
-	int err = 0;
+	int err;
 
 	if (f->dev && xf_link_find(nl, f->dev, &l))
 		return -ENODEV;
-	if (wants(f, XF_STATS_ROUTE))
-		err = xf_route_list(nl, l.ifindex, route_reset_cb, &w);
-	if (!err && wants(f, XF_STATS_CHAIN))
-		err = xf_chain_list(nl, f->dev, chain_reset_cb, &w);
-	if (!err && wants(f, XF_STATS_REDIRECT))
-		err = xf_redirect_reset(nl, f->dev);
-	err = err ?: w.err;
+	err = walk(nl, f, l.ifindex, route_reset_cb, chain_reset_cb, redirect_reset, &w) ?:
+	      w.err;
 	if (err)
 		fprintf(stderr, "Error: cannot reset the counters: %s.\n", strerror(-err));
 	return err;

@@ -111,6 +111,27 @@ static void test_ifname(struct check *c, FILE *tmp)
 	captured(tmp, buf, sizeof(buf));
 }
 
+/* arg_need(): an earlier error wins and prints nothing more; a verb
+ * lacking what is missing says so once; otherwise nothing. */
+static void test_need(struct check *c, FILE *tmp)
+{
+	char *argv[] = { "dev", "veth0" };
+	struct xf_args a;
+	char buf[256];
+
+	arg_init(&a, 2, argv, "redirect");
+	check_true(c, arg_need(&a, -XF_EUSAGE, false, "dev IFNAME") == -XF_EUSAGE,
+		   "earlier error", __LINE__);
+	check_str(c, captured(tmp, buf, sizeof(buf)), "", __LINE__);
+	check_true(c, arg_need(&a, -ENOENT, true, "dev IFNAME") == -ENOENT, "error kept",
+		   __LINE__);
+	check_true(c, !arg_need(&a, 0, true, "dev IFNAME"), "present", __LINE__);
+	check_str(c, captured(tmp, buf, sizeof(buf)), "", __LINE__);
+	check_true(c, arg_need(&a, 0, false, "dev IFNAME") == -XF_EUSAGE, "missing", __LINE__);
+	check_str(c, captured(tmp, buf, sizeof(buf)),
+		  "Error: missing dev IFNAME; try \"xfwd redirect help\".\n", __LINE__);
+}
+
 int main(void)
 {
 	struct check c = { 0 };
@@ -123,5 +144,6 @@ int main(void)
 	test_addr(&c);
 	test_cursor(&c, tmp);
 	test_ifname(&c, tmp);
+	test_need(&c, tmp);
 	return check_done(&c, "test_arg");
 }

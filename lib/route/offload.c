@@ -17,7 +17,7 @@
 #include "peer.h"
 #include "internal.h"
 
-int rt_check_peer_csum(struct xf_nl *nl, const char *dev, const struct xf_link *l, bool force)
+int rt_check_peer_offload(struct xf_nl *nl, const char *dev, const struct xf_link *l, bool force)
 {
 	struct xf_peer p;
 	char name[IF_NAMESIZE + NAME_MAX + 16];
@@ -67,8 +67,8 @@ int rt_check_peer_csum(struct xf_nl *nl, const char *dev, const struct xf_link *
 	return 0;
 }
 
-const char *rt_peer_csum_warning(struct xf_nl *nl, const struct xf_link *l, char *buf,
-				 size_t len)
+const char *rt_peer_offload_warning(struct xf_nl *nl, const struct xf_link *l, char *buf,
+				    size_t len)
 {
 	struct xf_peer p;
 	char name[IF_NAMESIZE + NAME_MAX + 16];

@@ -15,7 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "kbtf.h"
-#include "xdptrace.h"
+#include "stats/xdptrace.h"
 #include "xdptrace.skel.h"
 
 struct xf_xdptrace {

@@ -3,14 +3,13 @@
  * xdp:xdp_redirect_err (a redirect that failed after the program's
  * verdict, with its -errno) and xdp:xdp_exception (XDP_ABORTED or an
  * action the driver does not know), per device of this namespace. */
-#ifndef XF_XDPTRACE_H
-#define XF_XDPTRACE_H
+#ifndef XF_STATS_XDPTRACE_H
+#define XF_STATS_XDPTRACE_H
 
 #include <stdint.h>
 
 #include "xfwd_bpf.h"		/* XF_XDPTRACE_REDIRECT_ERR, _EXCEPTION */
 
-struct xf_probe;
 struct xf_xdptrace;
 
 /* Load the counting programs and attach them to both tracepoints; they
