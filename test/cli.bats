@@ -8,13 +8,43 @@ setup() {
 	_common_setup
 }
 
-# Every object of "xfwd help", and every verb of each.
+# Every object of "xfwd help", and every verb of each (none for a
+# command: its usage has "[", "{" or nothing where a verb would be).
 objects() {
 	xfwd help | sed -n 's/.*OBJECT := {\(.*\)}.*/\1/p' | tr -d '|'
 }
 
 verbs() {
-	xfwd "$1" help | awk '{ v = ($1 == "Usage:") ? $4 : $3; if (v != "help") print v }'
+	xfwd "$1" help | awk '{ v = ($1 == "Usage:") ? $4 : $3; if (v ~ /^[a-z]/ && v != "help") print v }'
+}
+
+# Every command of "xfwd help" (an entry without verbs: gc, save, restore),
+# and the keywords of each one's grammar.
+commands() {
+	xfwd help | sed -n 's/^ *xfwd \[ OPTIONS \] \([a-z][a-z0-9-]*\).*/\1/p'
+}
+
+keywords() {
+	xfwd "$1" help | awk 'NR == 1 { for (i = 4; i <= NF; i++) if ($i ~ /^[a-z]/) print $i }'
+}
+
+# Every entry of the dispatch table: help's list of summaries.
+entries() {
+	xfwd help | awk '/^       [a-z][a-z0-9-]*  +[^ ]/ && !/:=/ { print $1 }'
+}
+
+# synopsis PAGE: the SYNOPSIS section of man/man8/PAGE.8.in.
+synopsis() {
+	sed -n '/^\.SH SYNOPSIS/,/^\.SH [^S]/p' "$XF_TOP/man/man8/$1.8.in"
+}
+
+@test "every entry of the dispatch table is an object or a command of help" {
+	run -0 entries
+	assert_equal "$(sort <<<"$output")" "$(printf '%s\n' $(objects) $(commands) | sort)"
+	run -0 commands
+	for c in gc save restore; do
+		assert_line "$c"
+	done
 }
 
 @test "help at every level exits 0 and prints usage on stdout" {
@@ -24,7 +54,8 @@ verbs() {
 	run -0 xfwd -help
 	assert_output --partial "OBJECT := {"
 	run -0 xfwd --help
-	for obj in $(objects); do
+	assert_output "$(xfwd help)"
+	for obj in $(objects) $(commands); do
 		run -0 --separate-stderr xfwd "$obj" help
 		assert_output --partial "Usage: xfwd $obj"
 		[[ -z $stderr ]]
@@ -139,5 +170,26 @@ assert_usage_error() {
 			[[ " ${COMPREPLY[*]} " == *" $verb "* ]] ||
 				fail "completion lacks $obj $verb"
 		done
+	done
+	# A command: named in xfwd.8, completed, and its keywords in the
+	# synopsis of xfwd.8 and of its own page, and completed after it.
+	for obj in $(commands); do
+		grep -q "^\.B $obj\$" "$XF_TOP/man/man8/xfwd.8.in" || fail "command $obj missing from xfwd.8"
+		COMP_WORDS=(xfwd "${obj:0:3}") COMP_CWORD=1 COMP_LINE="xfwd ${obj:0:3}"
+		COMP_POINT=${#COMP_LINE}
+		_xfwd
+		[[ " ${COMPREPLY[*]} " == *" $obj "* ]] || fail "completion lacks command $obj"
+		for verb in $(keywords "$obj"); do
+			for page in xfwd "xfwd-$obj"; do
+				[[ -f $XF_TOP/man/man8/$page.8.in ]] || continue
+				grep -qw -- "$verb" <(synopsis "$page") ||
+					fail "$obj's keyword $verb missing from the synopsis of $page.8"
+			done
+		done
+		COMP_WORDS=(xfwd "$obj" "") COMP_CWORD=2 COMP_LINE="xfwd $obj "
+		COMP_POINT=${#COMP_LINE}
+		_xfwd
+		assert_equal "$(printf '%s\n' "${COMPREPLY[@]}" | sort | paste -sd ' ')" \
+			"$(printf '%s\n' $(keywords "$obj") help | sort | paste -sd ' ')"
 	done
 }

@@ -28,11 +28,18 @@ setup() {
 	RUN_DIR=/run/xfwd/${PIN_DIR##*/}
 }
 
+# What a test made outside its own directory goes (BIN_DIR, a symlink in
+# place of RUN_DIR); what the undo commands leave fails the test.
 teardown() {
+	local left=0
+	[[ -z ${BIN_DIR:-} ]] || rm -rf "$BIN_DIR"
+	[[ ! -L ${RUN_DIR:-} ]] || rm "$RUN_DIR"
 	xr chain del dev veth1 all >/dev/null 2>&1 || true
 	xr redirect del dev veth2 all >/dev/null 2>&1 || true
 	xr route detach all >/dev/null 2>&1 || true
+	left_behind "${PIN_DIR:-}" "${RUN_DIR:-}" || left=1
 	topo_destroy
+	((!left))
 }
 
 # nocaps CMD...: CMD in r1's network namespace as root without CAP_BPF,
@@ -187,8 +194,9 @@ Error: batch line 2 of \"$BATS_TEST_TMPDIR/batch\" failed."
 @test "show and stats as another user: empty tables and a warning naming the pins, no crash" {
 	local bin obj
 	populate
-	# Somewhere that user may run the binary from.
+	# Somewhere that user may run the binary from (teardown removes it).
 	bin=$(mktemp -d)
+	BIN_DIR=$bin
 	chmod 755 "$bin"
 	cp "$XF_TOP/build/xfwd" "$bin/"
 	for obj in "route show" "chain show" "redirect show" "stats" "stats show dev veth1"; do
@@ -204,7 +212,6 @@ Error: batch line 2 of \"$BATS_TEST_TMPDIR/batch\" failed."
 	run -1 --separate-stderr nocaps --reuid=65534 --regid=65534 --clear-groups \
 		"$bin/xfwd" route detach all
 	assert_equal "$stderr" "Error: \"route detach\" needs CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON; missing CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON."
-	rm -rf "$bin"
 }
 
 @test "pins and state directories are 0700 and root's, whatever the umask" {
@@ -271,8 +278,9 @@ Error: batch line 2 of \"$BATS_TEST_TMPDIR/batch\" failed."
 }
 
 @test "nothing is run from PATH: no system(), popen() or exec*p() in cmd/ and lib/" {
-	run -1 grep -nE '\b(system|popen|execlp|execvp|execvpe|posix_spawnp)[[:space:]]*\(' \
-		"$XF_TOP"/cmd/*.c "$XF_TOP"/lib/*.c
+	run -1 grep -rnE --include='*.[ch]' \
+		'\b(system|popen|execlp|execvp|execvpe|posix_spawnp)[[:space:]]*\(' \
+		"$XF_TOP"/cmd "$XF_TOP"/lib
 }
 
 @test "nothing is run from PATH: trap programs in PATH are never called" {

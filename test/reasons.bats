@@ -30,6 +30,8 @@ setup_file() {
 	_need_root
 	_common_setup
 	hostile_topo
+	PIN_DIR=$(pin_dir)
+	export PIN_DIR
 	ip -n "$XF_NS_R1" route add 198.18.4.0/24 encap ip id 5 dst 198.18.200.9 \
 		via "$XF_H2_IP4" dev veth2
 	ip -n "$XF_NS_R1" -6 route add 2001:2:0:4::/64 encap ip6 id 5 dst 2001:2:0:200::9 \
@@ -45,8 +47,11 @@ setup() {
 	_common_setup
 }
 
+# What detach all leaves (pins outlive the namespace, run state stays in
+# /run) fails the test.
 teardown() {
 	xr route detach all >/dev/null 2>&1 || true
+	left_behind "$PIN_DIR" "/run/xfwd/${PIN_DIR##*/}"
 }
 
 # send DST4 DST6 KIND...: N frames of each KIND from h1 to r1's veth1.

@@ -540,8 +540,8 @@ malformed() {
 
 @test "a foreign XDP program is refused, named, and left attached" {
 	local obj id
-	obj=$(compgen -G '/usr/lib/*/bpf/xdpdump_xdp.o' | head -n1) ||
-		skip "xdp-tools' xdpdump_xdp.o is not installed"
+	obj=$(compgen -G '/usr/lib/*/bpf/xdpdump_xdp.o' | head -n1)
+	[[ -n $obj ]] || skip "xdp-tools' xdpdump_xdp.o is not installed"
 	ip -n "$XF_NS_R1" link set veth2 xdpgeneric obj "$obj" sec xdp
 	id=$(ip -n "$XF_NS_R1" -j link show veth2 | jq -er '.[0].xdp.prog.id')
 	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp

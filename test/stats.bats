@@ -129,6 +129,13 @@ dv() {
 	xr -j stats | jq -er --arg d "$1" --arg k "$2" '.devices[] | select(.dev == $d) | .[$k]'
 }
 
+# count_ge MAP N: the tc_count program of MAP has counted N (for
+# wait_until: counted anew at each try).
+count_ge() {
+	local n
+	n=$(count "$1") && ((n >= $2))
+}
+
 @test "devices: a redirect into a veth whose peer cannot take XDP frames shows its drops" {
 	local matched arrived
 	if kernel_lacks xdp_features; then
@@ -140,10 +147,14 @@ dv() {
 	in_h2 ethtool -K veth0 gro on >/dev/null
 	run -0 xr redirect add dev veth1 match "$XF_H2_IP4/32" to veth2 hook xdp
 	tc_count "$XF_NS_H2" veth0 ingress
-	run ping4 10 "$XF_H2_IP4" -q
-	wait_until 3 test "$(count "$MAP")" -ge 10
+	# The frames keep r1's MAC as their destination: h2 answers none, and
+	# counts those that arrive.
+	run -1 ping4 10 "$XF_H2_IP4" -q
+	assert_output --partial "10 packets transmitted, 0 received"
+	wait_until 3 count_ge "$MAP" 10
 	in_h2 ethtool -K veth0 gro off >/dev/null
-	run ping4 10 "$XF_H2_IP4" -q
+	run -1 ping4 10 "$XF_H2_IP4" -q
+	assert_output --partial "10 packets transmitted, 0 received"
 	matched=$(rule veth1 "$XF_H2_IP4/32" packets)
 	arrived=$(count "$MAP")
 	assert_equal "$matched" 20
@@ -414,13 +425,21 @@ SCREEN_PPS='[.screen | (index(.[] | select(test("^ +PPS "))) // -1) as $h |
 	assert_equal "$(st veth1 route "$hook" forwarded packets)" 5
 }
 
+# usage_error STATUS WANT ARGS...: "xr stats ARGS" exits STATUS with
+# nothing on stdout and the one line WANT on stderr.
+usage_error() {
+	run "-$1" --separate-stderr xr stats "${@:3}"
+	assert_output ""
+	assert_equal "$stderr" "$2"
+}
+
 @test "usage errors exit 2" {
-	run -2 xr stats show frob
-	run -2 xr stats watch interval 0
-	run -2 xr stats watch count 0
-	run -2 xr stats show route route
-	run -2 xr stats reset interval 1
-	run -1 xr stats show dev nosuchdev
+	usage_error 2 'Error: unexpected "frob"; try "xfwd stats help".' show frob
+	usage_error 2 'Error: invalid value "0" for SECONDS; try "xfwd stats help".' watch interval 0
+	usage_error 2 'Error: invalid value "0" for N; try "xfwd stats help".' watch count 0
+	usage_error 2 'Error: duplicate "object"; try "xfwd stats help".' show route route
+	usage_error 2 'Error: unexpected "interval"; try "xfwd stats help".' reset interval 1
+	usage_error 1 'Error: device "nosuchdev" does not exist.' show dev nosuchdev
 }
 
 @test "show is the default verb, also in front of its arguments" {
@@ -429,6 +448,6 @@ SCREEN_PPS='[.screen | (index(.[] | select(test("^ +PPS "))) // -1) as $h |
 	run -0 xr -j stats route
 	run -0 xr -j stats sho dev veth1 redirect
 	# Too short to be taken for reset: an error, not a reset.
-	run -2 xr stats re
-	run -2 xr stats r
+	usage_error 2 'Error: unexpected "re"; try "xfwd stats help".' re
+	usage_error 2 'Error: unexpected "r"; try "xfwd stats help".' r
 }

@@ -57,8 +57,7 @@ gen_corpus() {
 # l2_reasons: "vlan N not_ip N other_host N", the packets of these pass
 # reasons on r1's veth1 (all 0 when not attached), as corpus.py reasons
 # prints them. The fast path tells tags apart (vlan_unknown, vlan_prio0,
-# vlan_qinq, vlan_source, vlan_down, vlan_qos; test/vlan.bats checks
-# each): summed as "vlan".
+# vlan_qinq, vlan_source, vlan_down, vlan_qos): summed as "vlan".
 l2_reasons() {
 	xr -j route show dev veth1 2>/dev/null | jq 2>/dev/null -er '.interfaces[0] |
 		[.pass_reasons[] | {(.reason): .packets}] | add // {} |

@@ -212,7 +212,8 @@ fi
 # The frame of the route suites (route, route_fast, route_offload): each
 # test gets a fresh h1 -- r1 -- h2. Teardown ends the test's background
 # process (BG_PID), detaches the fast path and fails the test for what
-# detach all left behind: pins outlive the namespace.
+# detach all left behind: pins outlive the namespace, and so does the run
+# state (/run/xfwd/ns<id>: route-netfilter, object copies).
 route_setup() {
 	_common_setup
 	topo_create
@@ -223,7 +224,7 @@ route_teardown() {
 	local left=0
 	[[ -z ${BG_PID:-} ]] || kill "$BG_PID" 2>/dev/null || true
 	xr route detach all >/dev/null 2>&1 || true
-	left_behind "${PIN_DIR:-}" || left=1
+	left_behind "${PIN_DIR:-}" "${PIN_DIR:+/run/xfwd/${PIN_DIR##*/}}" || left=1
 	topo_destroy
 	((!left))
 }

@@ -88,11 +88,12 @@ vlan_refused() {
 	assert_output '{"interfaces":[]}'
 }
 
-# vlan_no_hook HOOK DEV: HOOK cannot be tested here (tc without tcx):
-# checks the refusal instead, for "if vlan_no_hook ...; then return; fi".
+# vlan_no_hook HOOK: HOOK cannot be tested here (tc without tcx). It only
+# decides; the test then checks the refusal outside the condition (where
+# errexit holds) and ends:
+#	if vlan_no_hook "$hook"; then vlan_refused DEV; return; fi
 vlan_no_hook() {
-	[[ $1 == tc ]] && kernel_lacks tcx || return 1
-	vlan_refused "$2"
+	[[ $1 == tc ]] && kernel_lacks tcx
 }
 
 # vlan_attach HOOK DEV...: the devices on HOOK (after warm_up; the hosts
@@ -143,18 +144,30 @@ vlan_lost() {
 	assert_equal "$(kstat "$XF_NS_H2" Icmp6InEchos)" "$before6"
 }
 
-# vlan_copies_exact: every IN entry of xf_rt_vlan, and of its copy
+# vlan_copies_exact [DEV...]: every IN entry of xf_rt_vlan, and of its copy
 # xf_rt_vlc, carries its VLAN device's xf_rt_ifcfg entry or zeros (which
-# only pass; the only value where the device has no entry). Read by the
-# maps' BTF (struct xf_route_vlan's cfg); an OUT key has bit 63.
+# only pass: all a device without an entry may carry, and what a change
+# killed half-way may leave). Each DEV, a VLAN device of r1 attached and
+# settled, has its tag in both, carrying its own entry, which is not
+# zeros. Read by the maps' BTF (struct xf_route_vlan's cfg); an OUT key
+# has bit 63.
 vlan_copies_exact() {
-	local d
+	local d dev want=()
+	for dev in "$@"; do
+		want+=("$(ip -n "$XF_NS_R1" -j link show dev "$dev" | jq -er '.[0].ifindex')") ||
+			return
+	done
 	d=$(pin_dir)/route
 	printf 'map dump pinned %s\n' "$d/xf_rt_vlan" "$d/xf_rt_ifcfg" "$d/xf_rt_vlc" |
-		bpftool -j batch file - | jq -e '
+		bpftool -j batch file - | jq -e --arg want "${want[*]}" '
+		def zero: [.. | numbers] | all(. == 0);
 		[.[] | select(.command) | .output | map(.formatted // error("no BTF"))] as [$vlan, $cfg, $vlc] |
 		($cfg | map({key: (.key | tostring), value}) | from_entries) as $c |
-		[($vlan[] | select(.key < 9223372036854775808) | .value),
-		 ($vlc[] | .value | select(.key != 0 and .key < 9223372036854775808) | .v)] |
-		map(.cfg == $c[.ifindex | tostring] or ([.cfg | .. | numbers] | all(. == 0))) | all' >/dev/null
+		[$vlan[] | select(.key < 9223372036854775808) | .value] as $in |
+		[$vlc[] | .value | select(.key != 0 and .key < 9223372036854775808) | .v] as $inc |
+		([$in[], $inc[]] | map(.cfg == $c[.ifindex | tostring] or (.cfg | zero)) | all) and
+		([$want | splits(" ") | select(. != "")] | map(. as $i | $c[$i] as $e |
+			$e != null and ($e | zero | not) and
+			([$in[], $inc[] | select((.ifindex | tostring) == $i) | .cfg == $e] == [true, true])) |
+			all)' >/dev/null
 }
