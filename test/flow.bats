@@ -237,3 +237,73 @@ same_frames() {
 	run -0 ctr veth1 forwarded
 	((output > 0))
 }
+
+# --- flow_proto and flow_xmit (issue 43: never tested) -------------------------
+
+# bats test_tags=guest
+@test "lookup flowtable: ICMP and the IPv4 fragments of a UDP datagram are passed as flow_proto" {
+	local p0
+	if ft_lacks; then ft_refused; return; fi
+	ft_rules
+	warm_up
+	xdp_ready
+	# IPv4 only: h1's IPv6 neighbour probes (ICMPv6) would count too.
+	run -0 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp lookup flowtable family inet
+	assert_equal "$stderr" ""
+	p0=$(ctr veth1 flow_proto)
+	run -0 ping4 5 "$XF_H2_IP4" -q
+	assert_output --partial "5 packets transmitted, 5 received"
+	wait_until "$(vm_slow 3)" ctr_ge veth1 flow_proto $((p0 + 5)) || true
+	assert_equal "$(ctr veth1 flow_proto)" $((p0 + 5))
+	# 3000 bytes of UDP: h1 sends three fragments (1480, 1480 and 48
+	# bytes of the 3008), which no flowtable holds, even of a UDP flow.
+	in_h1 /usr/bin/python3 -c 'import socket, sys
+socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x" * 3000, (sys.argv[1], 5001))' "$XF_H2_IP4"
+	wait_until "$(vm_slow 3)" ctr_ge veth1 flow_proto $((p0 + 8)) || true
+	assert_equal "$(ctr veth1 flow_proto)" $((p0 + 8))
+	assert_equal "$(ctr veth1 forwarded)" 0
+}
+
+# raw_udp FROM N: N frames of the one UDP flow h1:40001 <-> h2:5001, from
+# h1 (FROM 1) or h2's answers (FROM 2), the same bytes on every run, so
+# that every run is the same flow (flows.py send).
+raw_udp() {
+	if (($1 == 1)); then
+		in_h1 /usr/bin/python3 "$FLOWS" send veth0 "$(mac "$XF_NS_R1" veth1)" \
+			"$(mac "$XF_NS_H1" veth0)" "$XF_H1_IP4" "$XF_H2_IP4" 40001 5001 "$2"
+	else
+		in_h2 /usr/bin/python3 "$FLOWS" send veth0 "$(mac "$XF_NS_R1" veth2)" \
+			"$(mac "$XF_NS_H2" veth0)" "$XF_H2_IP4" "$XF_H1_IP4" 5001 40001 "$2"
+	fi
+}
+
+# A flow in the flowtable whose route now goes elsewhere (here: a
+# blackhole route for h2) is left to the kernel, which tears it down and
+# drops the packet as the new route says; the fast path must not forward
+# it on the route the entry cached.
+# bats test_tags=guest
+@test "lookup flowtable: a flow whose route changed under it is passed as flow_xmit, not forwarded" {
+	local f0 x0 in0
+	if ft_lacks; then ft_refused; return; fi
+	ft_rules
+	warm_up
+	ft_attach
+	# h1's first datagrams and h2's answers make the flow established, and
+	# the forward chain puts it in the flowtable; h1's next are forwarded.
+	raw_udp 1 3
+	raw_udp 2 3
+	raw_udp 1 5
+	wait_until "$(vm_slow 3)" ctr_ge veth1 forwarded 1 || true
+	run -0 ctr veth1 forwarded
+	((output >= 1)) || fail "the flow was never forwarded on the fast path"
+	ip -n "$XF_NS_R1" route add blackhole "$XF_H2_IP4/32"
+	f0=$(ctr veth1 forwarded)
+	x0=$(ctr veth1 flow_xmit)
+	in0=$(kstat "$XF_NS_H2" IpInReceives)
+	raw_udp 1 3
+	wait_until "$(vm_slow 3)" ctr_ge veth1 flow_xmit $((x0 + 1)) || true
+	run -0 ctr veth1 flow_xmit
+	((output > x0)) || fail "flow_xmit did not move: $output"
+	assert_equal "$(ctr veth1 forwarded)" "$f0"
+	assert_equal "$(kstat "$XF_NS_H2" IpInReceives)" "$in0"
+}
