@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The maps of the route instance that both route programs use: route.bpf.c
  * and route_flow.bpf.c, whose "route" member shares the instance's pins, so
  * their definitions must be one. Included by BPF programs only. */
@@ -16,9 +16,9 @@ struct {
 
 /* The arrays a packet reads are BPF_F_MMAPABLE for their layout, never
  * mapped: their values then start on a page of their own. Otherwise they
- * start after struct bpf_array, 312 bytes on 6.18 (56 into a cache line),
- * and every 64-byte entry of xf_rt_loc6, half of xf_rt_ifc's 32-byte ones,
- * straddle two lines: two misses where one would do. */
+ * start right after struct bpf_array, whose size is no multiple of a
+ * cache line, and an entry may straddle two lines: two misses where one
+ * would do. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);

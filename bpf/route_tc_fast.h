@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* route, hook tc: the commonest packets on paths of their own (included by
  * route.bpf.c, before xf_route_tc()), as route_xdp_fast.h has them for
- * hook xdp, where live traffic pays for every instruction and cache line
- * of the general path (IPv6: bench/ab 0.91x its ns per run, 1.04x the
- * packets per second).
+ * hook xdp: they skip the general path's decision state and the checks
+ * that only rare frames fail.
  *
  * They forward only what xf_rt_decide() and the rest of xf_route_tc()
  * would forward with the same bytes, counter and verdict: an untraced

@@ -2,10 +2,10 @@
 /* route, hook xdp: the commonest packets on paths of their own (included
  * by route.bpf.c, before xf_route_xdp()).
  *
- * The general path spends about 50 ns per packet above a minimal
- * forwarder (bench/stages' floor) on its decision state and on checks
- * that only rare frames fail. These paths take the common case of each
- * family, as xf_rt_tc_fast6() does on tc, and forward only what
+ * They skip the general path's decision state and the checks that only
+ * rare frames fail (what that costs above a minimal forwarder:
+ * bench/stages' floor). These paths take the common case of each
+ * family, as route_tc_fast.h does on tc, and forward only what
  * xf_rt_decide() and the rest of xf_route_xdp() would forward with the
  * same bytes, counter and verdict: an untraced frame to the ingress
  * interface's own MAC of exactly the length its IP header gives (no

@@ -310,7 +310,7 @@ struct xf_route_src4 {
  *    (rt_genid_bump_ipv6()), so a program that reads the same value uses
  *    the table, and one that reads another looks up both tables. A route
  *    deleted, or a device set down that keeps its addresses, leaves it
- *    as it was (measured on 6.18): the table can only have shrunk since,
+ *    as it was (so 6.18 does): the table can only have shrunk since,
  *    and an address still in the copy is passed, which is exact.
  *    min_mtu is the smallest MTU metric of any IPv6 route then
  *    (0xffffffff: none has one): ip6_finish_output() holds a forwarded
