@@ -64,31 +64,24 @@
 
 #include "xfwd_bpf.h"
 
-/* bench/stages builds this file with stages switched off to time them;
- * the default build has all of them. */
-#ifndef XF_PROF_OFF
-#define XF_PROF_OFF 0
+/* The bench tools build this file with stages switched off, to time them
+ * (bench/progs/route_prof.h, which their variant builds force-include):
+ * XF_BENCH_ON(NAME) says whether stage NAME is on, and the XF_BENCH_*
+ * hooks do a variant's other work. Here every stage is on and every hook
+ * does what production does. */
+#ifndef XF_BENCH_ON
+#define XF_BENCH_ON(name) 1
 #endif
-#define XF_PROF_STATS 1		/* the per-packet counter */
-#define XF_PROF_SOURCE4 2	/* IPv4 local-source / rp_filter lookup */
-#define XF_PROF_LOCAL 4		/* the local-address hint */
-#define XF_PROF_LOC6 16		/* IPv6's local table from xf_rt_loc6 */
-#define XF_PROF_MTU6 32		/* tc, IPv6: the helper's route MTU left out */
-#define XF_PROF_VLANPOP 64	/* tc: a tag's pop (bench/vlan-ratio's nopop) */
-#define XF_PROF_FAST6 128	/* tc, IPv6: the common case's own path */
-#define XF_PROF_FAST4 1024	/* xdp, IPv4: the common case's own path */
-#define XF_PROF_XFAST6 2048	/* xdp, IPv6: the common case's own path */
-#define XF_PROF_TCFAST4 4096	/* tc, IPv4: the common case's own path */
-#define XF_PROF_VLANCFG 8192	/* the common paths: a tag's entry's copy of
-				 * its device's configuration (off: that
-				 * device's own entry, bench/vlan-ratio's
-				 * nofold) */
-#define XF_PROF_FASTTRACE 512	/* tc: the common paths' refusal of a
-				 * traced frame (off: taken as untraced,
-				 * its tag the trace's: bench/vlan-ratio) */
-#define XF_PROF_WRITE 8		/* packet writes (PROG_RUN repeats reuse the
-				 * packet: a rewrite would change the next run) */
-#define XF_PROF_ON(stage) (!(XF_PROF_OFF & (stage)))
+/* xf_rt_fast_vlan(): the tag's entry's copy of the VLAN device iif's
+ * configuration in *cfg stays (1). */
+#ifndef XF_BENCH_VLAN_CFG
+#define XF_BENCH_VLAN_CFG(iif, cfg) 1
+#endif
+/* xf_rt_tc_fast(): a frame that carries route get's trace record goes to
+ * the general path (0). */
+#ifndef XF_BENCH_TRACE_TAG
+#define XF_BENCH_TRACE_TAG(skb, proto, tci, tagged) 0
+#endif
 
 #define XF_AF_INET 2
 #define XF_AF_INET6 10
@@ -107,13 +100,13 @@
  * kctx build only, as they need xf_rt_src4 or xf_rt_loc6, and each only
  * with the stages it rests on. */
 #if XF_KCTX
-#define XF_RT_XDP_FAST4 (XF_PROF_ON(XF_PROF_FAST4) && XF_PROF_ON(XF_PROF_SOURCE4) && \
-			 XF_PROF_ON(XF_PROF_LOCAL))
-#define XF_RT_XDP_FAST6 (XF_PROF_ON(XF_PROF_XFAST6) && XF_PROF_ON(XF_PROF_LOC6))
-#define XF_RT_TC_FAST4 (XF_PROF_ON(XF_PROF_TCFAST4) && XF_PROF_ON(XF_PROF_SOURCE4) && \
-			XF_PROF_ON(XF_PROF_LOCAL))
-#define XF_RT_TC_FAST6 (XF_PROF_ON(XF_PROF_FAST6) && XF_PROF_ON(XF_PROF_LOC6) && \
-			XF_PROF_ON(XF_PROF_MTU6))
+#define XF_RT_XDP_FAST4 (XF_BENCH_ON(FAST4) && XF_BENCH_ON(SOURCE4) && \
+			 XF_BENCH_ON(LOCAL))
+#define XF_RT_XDP_FAST6 (XF_BENCH_ON(XFAST6) && XF_BENCH_ON(LOC6))
+#define XF_RT_TC_FAST4 (XF_BENCH_ON(TCFAST4) && XF_BENCH_ON(SOURCE4) && \
+			XF_BENCH_ON(LOCAL))
+#define XF_RT_TC_FAST6 (XF_BENCH_ON(FAST6) && XF_BENCH_ON(LOC6) && \
+			XF_BENCH_ON(MTU6))
 #else
 #define XF_RT_XDP_FAST4 0
 #define XF_RT_XDP_FAST6 0
@@ -731,7 +724,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	 * the kernel checks the headers as it delivers. Not for route get,
 	 * which shows the FIB's own answer. (IPv6: after the local table by
 	 * addresses, which answers the same where it is valid.) */
-	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && proto == bpf_htons(ETH_P_IP) &&
+	if (XF_BENCH_ON(LOCAL) && !md->trace && proto == bpf_htons(ETH_P_IP) &&
 	    xf_rt_is_local(data, data_end, 1))
 		return XF_RR_NOT_FORWARDED;
 
@@ -746,7 +739,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	/* IPv6: the local table from xf_rt_loc6, the main one alone. Its
 	 * answer for a local destination is the FIB's own, so route get
 	 * takes it too. */
-	if (XF_PROF_ON(XF_PROF_LOC6) && !md->v4 && !(md->cfl & XF_RTIF_DIRECT)) {
+	if (XF_BENCH_ON(LOC6) && !md->v4 && !(md->cfl & XF_RTIF_DIRECT)) {
 		__u32 min_mtu = 0;
 
 		r = xf_rt_loc6_table(md->net, fib->ipv6_dst, &min_mtu);
@@ -770,13 +763,13 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 			 * its tag is in skb metadata, out of skb->len, as
 			 * vlan_do_receive() leaves it. Not for route get,
 			 * which shows the route's MTU. */
-			if (XF_PROF_ON(XF_PROF_MTU6) && hook == XF_RT_TC && !md->gso_size &&
+			if (XF_BENCH_ON(MTU6) && hook == XF_RT_TC && !md->gso_size &&
 			    !md->trace && fib->tot_len <= 1280)
 				fib->tot_len = 0;
 		}
 	}
 #endif
-	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && !md->v4 &&
+	if (XF_BENCH_ON(LOCAL) && !md->trace && !md->v4 &&
 	    !(md->tflags & XF_RTT_LOC6) && xf_rt_is_local(data, data_end, 0))
 		return XF_RR_NOT_FORWARDED;
 	md->saddr4 = fib->ipv4_src;
@@ -792,7 +785,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 
 	/* A unicast route exists; now the kernel's order: reverse path
 	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
-	if (XF_PROF_ON(XF_PROF_SOURCE4) && md->v4 && !(md->cfl & XF_RTIF_SRC_ANY)) {
+	if (XF_BENCH_ON(SOURCE4) && md->v4 && !(md->cfl & XF_RTIF_SRC_ANY)) {
 		r = xf_rt_source4(ctx, md, flags);
 		if (r != XF_RR_FORWARDED)
 			return r;
@@ -800,7 +793,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	/* Tagged, its VLAN device's state not read: it is still up
 	 * (route_vlan.h); IPv4's source check looked already, unless skipped. */
 	if (XF_RT_VLAN_UNSURE(md) && (!md->v4 || (md->cfl & XF_RTIF_SRC_ANY) ||
-			 !XF_PROF_ON(XF_PROF_SOURCE4))) {
+			 !XF_BENCH_ON(SOURCE4))) {
 		r = xf_rt_vlan_back(ctx, data, data_end, md, flags);
 		if (r != XF_RR_FORWARDED)
 			return r;
@@ -883,7 +876,7 @@ static __always_inline void xf_rt_count(__u32 slot, __u32 reason, __u32 len)
 	struct xf_route_stat *st;
 	__u32 key;
 
-	if (!XF_PROF_ON(XF_PROF_STATS))
+	if (!XF_BENCH_ON(STATS))
 		return;
 	if (slot >= XF_RT_MAX_IF)
 		slot = XF_RT_SLOT_NONE;
@@ -961,14 +954,8 @@ static __always_inline int xf_rt_fast_vlan(void *ctx, enum xf_rt_hook hook,
 	if (xf_rt_vlan_in(ctx, hook, &m, proto, tci, cfg) != XF_RR_FORWARDED ||
 	    !(m.vlan & XF_RT_VLAN_LIVE))
 		return 0;
-	if (!XF_PROF_ON(XF_PROF_VLANCFG)) {
-		/* bench/vlan-ratio's nofold: the device's own entry. */
-		struct xf_route_ifcfg *c = xf_rt_cfg(m.iif);
-
-		if (!c)
-			return 0;
-		*cfg = *c;
-	}
+	if (!XF_BENCH_VLAN_CFG(m.iif, cfg))
+		return 0;
 	*iif = m.iif;
 	*prio = m.vprio;
 	return 1;
@@ -1143,7 +1130,7 @@ int xf_route_xdp(struct xdp_md *ctx)
 		reason = xf_rt_egress_reason(md.fib.ifindex, 1);
 		goto pass;
 	}
-	if (!XF_PROF_ON(XF_PROF_WRITE))
+	if (!XF_BENCH_ON(WRITE))
 		goto pass;
 	if (md.len > ETH_HLEN + md.l3len) {
 		if (bpf_xdp_adjust_tail(ctx, (int)(ETH_HLEN + md.l3len) - (int)md.len)) {
@@ -1354,7 +1341,7 @@ int xf_route_tc(struct __sk_buff *skb)
 			goto out;
 		}
 	}
-	if (md.vlan && XF_PROF_ON(XF_PROF_VLANPOP)) {
+	if (md.vlan && XF_BENCH_ON(VLANPOP)) {
 		/* What vlan_do_receive() does before ip_rcv(). */
 		if (bpf_skb_vlan_pop(skb)) {
 			reason = XF_RR_BAD_LEN;
@@ -1362,7 +1349,7 @@ int xf_route_tc(struct __sk_buff *skb)
 		}
 		skb->priority = md.vprio;
 	}
-	if (!XF_PROF_ON(XF_PROF_WRITE))
+	if (!XF_BENCH_ON(WRITE))
 		goto peer;
 	if (md.len > ETH_HLEN + md.l3len) {
 		if (bpf_skb_change_tail(skb, ETH_HLEN + md.l3len, 0)) {

@@ -54,7 +54,7 @@ static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, struct net__
 	void *data, *data_end;
 	__s64 diff;
 
-	if (tagged && XF_PROF_ON(XF_PROF_VLANPOP)) {
+	if (tagged && XF_BENCH_ON(VLANPOP)) {
 		/* As the general path: what vlan_do_receive() does. Popping a
 		 * tag in skb metadata does not fail; had it, the general path
 		 * pops again and passes. */
@@ -62,7 +62,7 @@ static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, struct net__
 			return 0;
 		skb->priority = vprio;
 	}
-	if (XF_PROF_ON(XF_PROF_WRITE)) {
+	if (XF_BENCH_ON(WRITE)) {
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 		diff = xf_rt_rewrite(data, data_end, fib, 1);
@@ -211,12 +211,10 @@ static __always_inline int xf_rt_tc_fast(struct __sk_buff *skb, long *verdict)
 		vproto = skb->vlan_proto;
 		vtci = skb->vlan_tci;
 	}
-	if (skb->cb[0] == XF_RT_TRACE_MAGIC0) {
-		if (XF_PROF_ON(XF_PROF_FASTTRACE) || skb->cb[1] != XF_RT_TRACE_MAGIC1)
-			return 0;
-		/* bench/vlan-ratio only: the trace's tag, as xf_route_tc(). */
-		tagged |= xf_rt_trace_tag(skb, &vproto, &vtci);
-	}
+	/* route get's trace record: the general path. */
+	if (skb->cb[0] == XF_RT_TRACE_MAGIC0 &&
+	    !XF_BENCH_TRACE_TAG(skb, &vproto, &vtci, &tagged))
+		return 0;
 	net = xf_kctx_net(skb, 0);
 	if (!tagged) {
 		cfg = xf_rt_cfg(iif);

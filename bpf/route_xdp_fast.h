@@ -62,7 +62,7 @@ static __always_inline int xf_rt_xdp_fast_out(struct xdp_md *ctx, const struct b
 	if (bpf_redirect_map(&xf_tx_ports, fib->ifindex, 0) != XDP_REDIRECT)
 		return 0;
 	*verdict = XDP_REDIRECT;
-	if (XF_PROF_ON(XF_PROF_WRITE)) {
+	if (XF_BENCH_ON(WRITE)) {
 		/* Tagged: the untagged frame's header ends where the tag
 		 * does (its EtherType is the inner one), then the tag goes.
 		 * Neither can fail on a frame checked by the caller; the
