@@ -490,7 +490,7 @@ static __always_inline int xf_rt_src4_has(const struct xf_route_src4 *h, __be32 
 	__u32 bit = XF_RT_SRC4_BIT(a), key = XF_RT_SRC4_BUCKET(a);
 	struct xf_route_src4 *b;
 
-	if (!((bit < 32 ? h->a[2] >> bit : h->a[3] >> (bit - 32)) & 1))
+	if (!((bit < 32 ? h->hdr.bits[0] >> bit : h->hdr.bits[1] >> (bit - 32)) & 1))
 		return 0;
 	b = bpf_map_lookup_elem(&xf_rt_src4, &key);
 	return b && (b->a[0] == a || b->a[1] == a || b->a[2] == a || b->a[3] == a);
@@ -546,7 +546,7 @@ static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
 static __always_inline __u32 xf_rt_src4_by(struct net___xf *net, const struct xf_route_src4 *h,
 					    __be32 saddr)
 {
-	if (!xf_kctx_quick_check(net) || !h->a[0] || h->a[1] != xf_kctx_genid(net))
+	if (!xf_kctx_quick_check(net) || !h->hdr.valid || h->hdr.genid != xf_kctx_genid(net))
 		return XF_RR_MAX;
 	return xf_rt_src4_has(h, saddr) ? XF_RR_MARTIAN : XF_RR_FORWARDED;
 }
@@ -582,11 +582,11 @@ static __always_inline __u32 xf_rt_loc6_table(struct net___xf *net, const __u32 
 	if (xf_kctx_rules6(net))
 		return XF_RR_MAX;
 	h = bpf_map_lookup_elem(&xf_rt_loc6, &key);
-	if (!h || !h->a[0][0] || h->a[0][1] != xf_kctx_sernum6(net))
+	if (!h || !h->hdr.valid || h->hdr.sernum != xf_kctx_sernum6(net))
 		return XF_RR_MAX;
-	*min_mtu = h->a[0][2];
+	*min_mtu = h->hdr.min_mtu;
 	key = XF_RT_LOC6_BUCKET(daddr[3]);
-	if (!((key < 32 ? h->a[1][0] >> key : h->a[1][1] >> (key - 32)) & 1))
+	if (!((key < 32 ? h->hdr.bits[0] >> key : h->hdr.bits[1] >> (key - 32)) & 1))
 		return XF_RR_FORWARDED;
 	b = bpf_map_lookup_elem(&xf_rt_loc6, &key);
 	if (!b)
@@ -1413,9 +1413,9 @@ out:
 }
 
 /* Run by userspace with BPF_PROG_RUN, never attached: the namespace's
- * dev_addr_genid into xf_rt_src4[XF_RT_SRC4_PROBE] as { genid, 1 }, and
- * its fib6_sernum into xf_rt_loc6[XF_RT_LOC6_PROBE] as { sernum, 1 }. The
- * build without XF_KCTX leaves it as it is ({ 0, 0 }: no table). */
+ * dev_addr_genid and rt_genid into xf_rt_src4[XF_RT_SRC4_PROBE], and its
+ * fib6_sernum into xf_rt_loc6[XF_RT_LOC6_PROBE] (their probe fields). The
+ * build without XF_KCTX leaves both as they are (all zero: no table). */
 SEC("xdp")
 int xf_route_genid(struct xdp_md *ctx)
 {
@@ -1428,15 +1428,15 @@ int xf_route_genid(struct xdp_md *ctx)
 
 	p = bpf_map_lookup_elem(&xf_rt_src4, &key);
 	if (p) {
-		p->a[0] = xf_kctx_genid(net);
-		p->a[1] = 1;
-		xf_rt_vlan_genid_probe(net, p->a);
+		p->probe.genid = xf_kctx_genid(net);
+		p->probe.genid_ok = 1;
+		xf_rt_vlan_genid_probe(net, p);
 	}
 	key = XF_RT_LOC6_PROBE;
 	p6 = bpf_map_lookup_elem(&xf_rt_loc6, &key);
 	if (p6) {
-		p6->a[0][0] = xf_kctx_sernum6(net);
-		p6->a[0][1] = 1;
+		p6->probe.sernum = xf_kctx_sernum6(net);
+		p6->probe.sernum_ok = 1;
 	}
 #endif
 	return XDP_PASS;

@@ -359,14 +359,15 @@ static __always_inline __u32 xf_rt_vlan_xdp_out(struct xf_rt_md *md, __u32 *tag)
 
 #if XF_KCTX
 /* xf_route_genid: the namespace's rt_genid for userspace (struct
- * xf_route_vlan), into p[2], p[3] = 1 where the kernel has it. */
-static __always_inline void xf_rt_vlan_genid_probe(struct net___xf *net, __u32 *p)
+ * xf_route_vlan), into p's probe.rt_genid, with probe.rt_genid_ok 1 where
+ * the kernel has it. */
+static __always_inline void xf_rt_vlan_genid_probe(struct net___xf *net, struct xf_route_src4 *p)
 {
 	int ok;
 	__u32 gen = xf_rt_vlan_rtgen(net, &ok);
 
-	p[2] = gen;
-	p[3] = ok;
+	p->probe.rt_genid = gen;
+	p->probe.rt_genid_ok = ok;
 }
 #endif
 
