@@ -227,6 +227,13 @@ struct xf_route_ifc {
 	struct xf_route_ifcfg cfg;
 };
 
+/* The hash of the direct-mapped address tables (xf_rt_local, xf_rt_src4,
+ * xf_rt_loc6): the four bytes of a 32-bit word (an IPv4 address, or an
+ * IPv6 address's last 32 bits, as they lie in memory) xored into its low
+ * byte, whose low bits pick the slot. Addresses of one /24 (IPv4) or
+ * differing in their last byte only fill distinct slots. */
+#define XF_RT_FOLD(w) (((w) >> 24) ^ ((w) >> 16) ^ ((w) >> 8) ^ (w))
+
 /*
  * xf_rt_local: ARRAY[XF_RT_LOCAL_SLOTS], this namespace's own addresses,
  * written by userspace at attach and refresh, direct-mapped by
@@ -238,7 +245,7 @@ struct xf_route_ifc {
  * lookup's worth of time.
  */
 #define XF_RT_LOCAL_SLOTS 64
-#define XF_RT_LOCAL_SLOT(w3) ((((w3) >> 24) ^ ((w3) >> 16) ^ (w3)) & (XF_RT_LOCAL_SLOTS - 1))
+#define XF_RT_LOCAL_SLOT(w3) (XF_RT_FOLD(w3) & (XF_RT_LOCAL_SLOTS - 1))
 
 struct xf_route_local {
 	__u32 v4;		/* IPv4 address, network order; 0 = none */
@@ -280,8 +287,7 @@ struct xf_route_local {
 #define XF_RT_SRC4_WAYS 4
 #define XF_RT_SRC4_HDR XF_RT_SRC4_BUCKETS
 #define XF_RT_SRC4_PROBE (XF_RT_SRC4_BUCKETS + 1)
-#define XF_RT_SRC4_BUCKET(a) ((((a) >> 24) ^ ((a) >> 16) ^ ((a) >> 8) ^ (a)) & \
-			       (XF_RT_SRC4_BUCKETS - 1))
+#define XF_RT_SRC4_BUCKET(a) (XF_RT_FOLD(a) & (XF_RT_SRC4_BUCKETS - 1))
 #define XF_RT_SRC4_BIT(a) (XF_RT_SRC4_BUCKET(a) & 63)
 
 struct xf_route_src4 {
@@ -343,8 +349,7 @@ struct xf_route_src4 {
 #define XF_RT_LOC6_WAYS 4
 #define XF_RT_LOC6_HDR XF_RT_LOC6_BUCKETS
 #define XF_RT_LOC6_PROBE (XF_RT_LOC6_BUCKETS + 1)
-#define XF_RT_LOC6_BUCKET(w3) ((((w3) >> 24) ^ ((w3) >> 16) ^ ((w3) >> 8) ^ (w3)) & \
-			       (XF_RT_LOC6_BUCKETS - 1))
+#define XF_RT_LOC6_BUCKET(w3) (XF_RT_FOLD(w3) & (XF_RT_LOC6_BUCKETS - 1))
 
 struct xf_route_loc6 {
 	union {
