@@ -147,9 +147,8 @@ struct {
 
 enum xf_rt_hook { XF_RT_XDP, XF_RT_TC };
 
-/* What one packet's decision needs and produces, for both hooks. Only the
- * part up to iif is zeroed per packet (XF_RT_MD_ZERO): the rest is written
- * before it is read on every path. */
+/* What one packet's decision needs and produces, for both hooks, zeroed
+ * whole per packet: a field a path does not set reads 0. */
 struct xf_rt_md {
 	struct bpf_fib_lookup fib;	/* input, then the FIB's answer */
 	__u32 gso_size;			/* tc: skb gso_size, else 0 */
@@ -163,7 +162,6 @@ struct xf_rt_md {
 	__u8 gso_segcheck;		/* tc: GSO seglen not derived, check */
 	__u8 v4;			/* the packet is IPv4 */
 	__u8 trace;			/* route get's run: not counted */
-	/* Written before read: */
 	__u32 iif;
 	__u32 len;			/* whole packet, Ethernet included */
 	__u32 cfl;			/* ingress XF_RTIF_* flags */
@@ -178,8 +176,6 @@ struct xf_rt_md {
 	struct net___xf *net;		/* the ingress device's namespace */
 #endif
 };
-
-#define XF_RT_MD_ZERO offsetof(struct xf_rt_md, iif)
 
 #define XF_PKT_BY_MAC 0xff		/* XDP: compare with the ifcfg MAC */
 
@@ -1082,7 +1078,7 @@ int xf_route_xdp(struct xdp_md *ctx)
 		return verdict;
 #endif
 
-	__builtin_memset(&md, 0, XF_RT_MD_ZERO);
+	__builtin_memset(&md, 0, sizeof(md));
 	md.iif = ctx->ingress_ifindex;
 	md.len = data_end - data;
 	md.pkt_type = XF_PKT_BY_MAC;
@@ -1274,7 +1270,7 @@ int xf_route_tc(struct __sk_buff *skb)
 		return verdict;
 #endif
 
-	__builtin_memset(&md, 0, XF_RT_MD_ZERO);
+	__builtin_memset(&md, 0, sizeof(md));
 	md.iif = skb->ifindex;
 	md.len = skb->len;
 	md.gso_size = skb->gso_size;
