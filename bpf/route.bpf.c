@@ -942,7 +942,7 @@ static __always_inline int xf_rt_fast_vlan(void *ctx, enum xf_rt_hook hook,
 					   struct net___xf *net, __u32 proto, __u32 tci,
 					   __u32 *iif, __u32 *prio, struct xf_route_ifcfg *cfg)
 {
-	struct xf_rt_md m;
+	struct xf_rt_md m = {};
 
 	m.iif = *iif;
 	m.pkt_type = PACKET_HOST;
