@@ -63,6 +63,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "xfwd_bpf.h"
+#include "ip_parse.h"
 
 /* The bench tools build this file with stages switched off, to time them
  * (bench/progs/route_prof.h, which their variant builds force-include):
@@ -82,13 +83,6 @@
 #ifndef XF_BENCH_TRACE_TAG
 #define XF_BENCH_TRACE_TAG(skb, proto, tci, tagged) 0
 #endif
-
-#define XF_AF_INET 2
-#define XF_AF_INET6 10
-#define XF_IP_MF 0x2000
-#define XF_IP_OFFSET 0x1fff
-#define XF_IPPROTO_DCCP 33
-#define XF_IPPROTO_UDPLITE 136
 
 /* Built twice: with XF_KCTX=1 the IPv4 source check reads kernel state
  * (route_kctx.h) and needs no reverse lookup where the kernel makes none. */
@@ -145,148 +139,9 @@ struct {
 	__type(value, struct xf_route_loc6);
 } xf_rt_loc6 SEC(".maps");
 
-enum xf_rt_hook { XF_RT_XDP, XF_RT_TC };
-
-/* What one packet's decision needs and produces, for both hooks, zeroed
- * whole per packet: a field a path does not set reads 0. */
-struct xf_rt_md {
-	struct bpf_fib_lookup fib;	/* input, then the FIB's answer */
-	__u32 gso_size;			/* tc: skb gso_size, else 0 */
-	__u32 mark;			/* tc: skb->mark, else 0 */
-	__s32 fib_rc;
-	__s32 rp_rc;
-	__u32 rp_oif;
-	__u32 ocfl;			/* tc: egress XF_RTIF_* flags */
-	__u32 l3len;			/* IP length from the header */
-	__u8 vlan;			/* tc: XF_RT_VLAN_* (route_vlan.h) */
-	__u8 gso_segcheck;		/* tc: GSO seglen not derived, check */
-	__u8 v4;			/* the packet is IPv4 */
-	__u8 trace;			/* route get's run: not counted */
-	__u32 iif;
-	__u32 len;			/* whole packet, Ethernet included */
-	__u32 cfl;			/* ingress XF_RTIF_* flags */
-	__u32 tflags;			/* XF_RTT_* */
-	__be32 saddr4, daddr4;		/* IPv4 addresses (the FIB rewrites) */
-	__u16 mac[3];			/* ingress address (XDP) */
-	__u16 peer_mac[3];		/* tc: egress peer's address */
-	__u8 pkt_type;			/* tc: skb->pkt_type */
-	__u8 tos;			/* IPv4 TOS, for skb->priority */
-	__u32 vprio;			/* tc, vlan: skb->priority for IPv6 */
-#if XF_KCTX
-	struct net___xf *net;		/* the ingress device's namespace */
-#endif
-};
-
-#define XF_PKT_BY_MAC 0xff		/* XDP: compare with the ifcfg MAC */
+#include "route_md.h"
 
 #include "route_vlan.h"
-
-/* The one's complement sum of the 20-byte header, taken in 32-bit words
- * (the grouping does not change a one's complement sum) and folded to 16
- * bits; a valid header sums to 0xffff. */
-static __always_inline int xf_ipv4_csum_ok(const struct iphdr *iph)
-{
-	const __u32 *w = (const __u32 *)iph;
-	__u64 sum = (__u64)w[0] + w[1] + w[2] + w[3] + w[4];
-
-	/* At most 35 bits: three folds leave at most 16. */
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
-}
-
-/* The first octet of an IPv4 address in network order, on any host. */
-static __always_inline __u8 xf_ipv4_octet0(const __be32 *a)
-{
-	return *(const __u8 *)a;
-}
-
-/* Sources and destinations that ip_route_input_slow() refuses: 0/8,
- * 127/8, and as source also multicast and the limited broadcast. */
-static __always_inline int xf_ipv4_martian(const __be32 *saddr, const __be32 *daddr)
-{
-	__u8 s0 = xf_ipv4_octet0(saddr), d0 = xf_ipv4_octet0(daddr);
-
-	if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 || *saddr == 0xffffffff)
-		return 1;
-	return d0 == 0 || d0 == 127;
-}
-
-/* The EtherType as one 16-bit load (struct ethhdr is packed, so its field
- * reads as two bytes), network order. */
-static __always_inline __u16 xf_eth_proto(const struct ethhdr *eth)
-{
-	return *(const __u16 *)((const void *)eth + 12);
-}
-
-/* Six bytes as three 16-bit words: the packet's MAC fields are packed and
- * the FIB's are 2-aligned on the stack, so byte copies are all clang would
- * emit otherwise. */
-static __always_inline void xf_mac_copy(void *to, const void *from)
-{
-	((__u16 *)to)[0] = ((const __u16 *)from)[0];
-	((__u16 *)to)[1] = ((const __u16 *)from)[1];
-	((__u16 *)to)[2] = ((const __u16 *)from)[2];
-}
-
-/* Whether two MAC addresses (2-aligned) are the same, as 16-bit words. */
-static __always_inline int xf_mac_eq(const void *a, const void *b)
-{
-	const __u16 *x = a, *y = b;
-
-	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]));
-}
-
-/* An IPv4 destination ip_route_input_noref() takes the multicast or the
- * broadcast way: 224/4 or the limited broadcast. */
-static __always_inline int xf_ipv4_mcast_dst(const __be32 *daddr)
-{
-	return (xf_ipv4_octet0(daddr) & 0xf0) == 0xe0 || *daddr == 0xffffffff;
-}
-
-/* Sources and destinations that ipv6_rcv()/ip6_forward() drop. */
-static __always_inline int xf_ipv6_martian(const __u32 *s, const __u32 *d)
-{
-	if ((s[0] & bpf_htonl(0xff000000)) == bpf_htonl(0xff000000))
-		return 1;
-	if (!s[0] && !s[1]) {
-		if (!s[2] && (!s[3] || s[3] == bpf_htonl(1)))
-			return 1;
-		if (s[2] == bpf_htonl(0xffff))
-			return 1;
-	}
-	return !d[0] && !d[1] && !d[2] && (!d[3] || d[3] == bpf_htonl(1));
-}
-
-static __always_inline int xf_ipv6_link_local(const __u32 *a)
-{
-	return (a[0] & bpf_htonl(0xffc00000)) == bpf_htonl(0xfe800000);
-}
-
-/* Protocols whose first four bytes are the ports, as the flow dissector
- * reads them for FIB rules and multipath hashing. */
-static __always_inline int xf_has_ports(__u8 proto)
-{
-	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
-	       proto == IPPROTO_SCTP || proto == XF_IPPROTO_UDPLITE ||
-	       proto == XF_IPPROTO_DCCP;
-}
-
-/* The ports into fib, for the protocols that have them, when the first
- * four bytes of l4 are there. 0 when a protocol with ports has them beyond
- * data_end (the lookup goes without), else 1. */
-static __always_inline int xf_rt_ports(struct bpf_fib_lookup *fib, void *l4,
-				       void *data_end, __u8 proto)
-{
-	if (!xf_has_ports(proto))
-		return 1;
-	if (l4 + 4 > data_end)
-		return 0;
-	fib->sport = *(__be16 *)l4;
-	fib->dport = *(__be16 *)(l4 + 2);
-	return 1;
-}
 
 /* The length of one segment of a TCP GSO packet, as the FIB's MTU check
  * must see it: l3hdr bytes of IP header, th's header, gso_size of
@@ -356,18 +211,6 @@ static __always_inline __u32 xf_rt_fib_reason(int rc)
 	default:
 		return XF_RR_FIB_ERROR;
 	}
-}
-
-/* The configuration of ifindex: the direct-mapped copy when it holds this
- * interface, else the hash (XF_RT_IFC_SLOTS in xfwd_bpf.h). */
-static __always_inline struct xf_route_ifcfg *xf_rt_cfg(__u32 ifindex)
-{
-	__u32 k = ifindex & (XF_RT_IFC_SLOTS - 1);
-	struct xf_route_ifc *c = bpf_map_lookup_elem(&xf_rt_ifc, &k);
-
-	if (c && c->ifindex == ifindex)
-		return &c->cfg;
-	return bpf_map_lookup_elem(&xf_rt_ifcfg, &ifindex);
 }
 
 /* The ingress interface's configuration into md (its MAC serves XDP,
@@ -468,11 +311,8 @@ static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
 		return XF_RR_LINK_LOCAL;
 
 	*ttl = ip6h->hop_limit;
-	fib->family = XF_AF_INET6;
-	fib->flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
-	fib->l4_protocol = ip6h->nexthdr;
-	__builtin_memcpy(fib->ipv6_src, &ip6h->saddr, 16);
-	__builtin_memcpy(fib->ipv6_dst, &ip6h->daddr, 16);
+	xf_ipv6_fib_in(fib, ip6h);
+	xf_ipv6_fib_addrs(fib, ip6h);
 	fib->tot_len = xf_rt_l4(ip6h + 1, data_end, ip6h->nexthdr, 1,
 				sizeof(*ip6h), md);
 	return XF_RR_FORWARDED;
@@ -815,11 +655,10 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 }
 
 /*
- * Decrement TTL/hop limit and, when macs is set, write the FIB's MACs. The
- * IPv4 checksum update is the kernel's ip_decrease_ttl() arithmetic, so the
- * bytes match what ip_forward() sends. Returns the one's complement change
- * of the IPv6 header (for CHECKSUM_COMPLETE on tc), 0 for IPv4, -1 when the
- * headers are not there (cannot happen after xf_rt_decide()).
+ * Decrement TTL/hop limit (ip_parse.h) and, when macs is set, write the
+ * FIB's MACs. Returns the one's complement change of the IPv6 header (for
+ * CHECKSUM_COMPLETE on tc), 0 for IPv4, -1 when the headers are not there
+ * (cannot happen after xf_rt_decide()).
  */
 static __always_inline __s64 xf_rt_rewrite(void *data, void *data_end,
 					   const struct bpf_fib_lookup *fib, int macs)
@@ -830,34 +669,22 @@ static __always_inline __s64 xf_rt_rewrite(void *data, void *data_end,
 		return -1;
 	if (xf_eth_proto(eth) == bpf_htons(ETH_P_IP)) {
 		struct iphdr *iph = data + ETH_HLEN;
-		__u32 check;
 
 		if ((void *)(iph + 1) > data_end)
 			return -1;
-		check = iph->check;
-		check += bpf_htons(0x0100);
-		iph->check = (__u16)(check + (check >= 0xffff));
-		iph->ttl--;
+		xf_ipv4_ttl_dec(iph);
 	} else {
 		struct ipv6hdr *ip6h = data + ETH_HLEN;
-		__u16 *w, old, new;
+		__u16 old;
 
 		if ((void *)(ip6h + 1) > data_end)
 			return -1;
-		/* Next header and hop limit as one word: the hop limit is
-		 * its low byte in network order, above 1 here, so the word
-		 * minus one is the decrement. Written as the word, not
-		 * read back after a byte store (which would stall on the
-		 * store's forwarding). */
-		w = (__u16 *)&ip6h->nexthdr;
-		old = *w;
-		new = old - bpf_htons(1);
-		*w = new;
+		old = xf_ipv6_hop_dec(ip6h);
 		if (macs) {
 			xf_mac_copy(eth->h_dest, fib->dmac);
 			xf_mac_copy(eth->h_source, fib->smac);
 		}
-		return (__u16)~old + (__u32)new;
+		return xf_ipv6_hop_diff(old);
 	}
 	if (macs) {
 		xf_mac_copy(eth->h_dest, fib->dmac);
@@ -993,14 +820,10 @@ static __always_inline int xf_rt_fast4_in(struct iphdr *iph, void *data_end, __u
 		return 0;
 	if (xf_ipv4_mcast_dst(&iph->daddr) || xf_ipv4_martian(&iph->saddr, &iph->daddr))
 		return 0;
-	fib->family = XF_AF_INET;
-	fib->tos = iph->tos;
-	fib->l4_protocol = iph->protocol;
+	xf_ipv4_fib_in(fib, iph);
 	fib->tot_len = l3len;
 	fib->ifindex = iif;
-	fib->ipv4_src = iph->saddr;
-	fib->ipv4_dst = iph->daddr;
-	return (iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET)) ||
+	return xf_ipv4_frag(iph) ||
 	       xf_rt_ports(fib, iph + 1, data_end, iph->protocol);
 }
 
@@ -1045,13 +868,10 @@ static __always_inline int xf_rt_fast6_in(struct ipv6hdr *ip6h, void *data_end, 
 		return 0;
 	if (xf_rt_loc6_table(net, da, &min_mtu) != XF_RR_FORWARDED || n > min_mtu)
 		return 0;
-	fib->family = XF_AF_INET6;
 	fib->ifindex = iif;
-	fib->flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
-	fib->l4_protocol = ip6h->nexthdr;
+	xf_ipv6_fib_in(fib, ip6h);
 	xf_rt_ports(fib, ip6h + 1, data_end, ip6h->nexthdr);
-	__builtin_memcpy(fib->ipv6_src, sa, 16);
-	__builtin_memcpy(fib->ipv6_dst, da, 16);
+	xf_ipv6_fib_addrs(fib, ip6h);
 	*l3len = n;
 	return 1;
 }
@@ -1171,21 +991,6 @@ pass:
 out:
 	xf_rt_done(&md, slot, reason, trace, cookie);
 	return reason == XF_RR_FORWARDED ? XDP_REDIRECT : XDP_PASS;
-}
-
-/* rt_tos2priority(): the TC_PRIO_* band ip_forward() gives a TOS. */
-static __always_inline __u32 xf_tos2prio(__u8 tos)
-{
-	switch ((tos >> 3) & 3) {
-	case 1:
-		return TC_PRIO_BULK;
-	case 2:
-		return TC_PRIO_INTERACTIVE;
-	case 3:
-		return TC_PRIO_INTERACTIVE_BULK;
-	default:
-		return TC_PRIO_BESTEFFORT;
-	}
 }
 
 /* ip_forward() gives skb->priority the TOS's band unless
