@@ -154,21 +154,13 @@ static __always_inline int ft_pass(struct ft_md *md, __u32 reason)
 	return ft_done(md, reason, XDP_PASS);
 }
 
-/* The ingress config: the direct-mapped copy, else the hash. */
+/* The ingress config (xf_rt_cfg(), route_maps.h). */
 static __always_inline bool ft_ifcfg(__u32 iif, struct ft_md *md)
 {
-	__u32 k = iif % XF_RT_IFC_SLOTS;
-	struct xf_route_ifcfg *cfg;
-	struct xf_route_ifc *c;
+	struct xf_route_ifcfg *cfg = xf_rt_cfg(iif);
 
-	c = bpf_map_lookup_elem(&xf_rt_ifc, &k);
-	if (c && c->ifindex == iif) {
-		cfg = &c->cfg;
-	} else {
-		cfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &iif);
-		if (!cfg)
-			return false;
-	}
+	if (!cfg)
+		return false;
 	md->cfl = cfg->flags;
 	md->slot = cfg->slot < XF_RT_MAX_IF ? cfg->slot : XF_RT_SLOT_NONE;
 	return true;

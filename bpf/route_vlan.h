@@ -70,7 +70,7 @@
 
 #include "ip_parse.h"
 #include "route_maps.h"
-#include "route_md.h"
+#include "route_defs.h"
 #include "xfwd_bpf.h"
 #if XF_KCTX
 #include <bpf/bpf_core_read.h>

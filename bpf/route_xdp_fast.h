@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* route, hook xdp: the commonest packets on paths of their own (included
- * by route.bpf.c, before xf_route_xdp()).
+/* route, hook xdp: the commonest packets on paths of their own (a part
+ * of route.bpf.c, for xf_route_xdp()).
  *
  * They skip the general path's decision state and the checks that only
  * rare frames fail (what that costs above a minimal forwarder:
@@ -35,6 +35,24 @@
  * and XF_RT_XDP_FAST6, route.bpf.c). */
 #ifndef XF_ROUTE_XDP_FAST_H
 #define XF_ROUTE_XDP_FAST_H
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/pkt_cls.h>
+#include <linux/tcp.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "ip_parse.h"
+#include "route_defs.h"
+#include "route_fast.h"
+#include "route_maps.h"
+#include "route_path.h"
+#include "route_vlan.h"
+#include "xfwd_bpf.h"
 
 #if XF_RT_XDP_FAST
 /* Whether the ingress interface of configuration cfg forwards family (an
