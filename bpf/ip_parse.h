@@ -158,8 +158,8 @@ static __always_inline void xf_ipv4_fib_in(struct bpf_fib_lookup *fib, const str
 
 /* The same from the IPv6 header at ip6h, in two steps (the common path
  * takes the ports between them): family, flow label and traffic class,
- * next header; then the addresses. Macros: as functions, clang schedules
- * the general path's loads around them less well. */
+ * next header; then the addresses. Macros: as functions, clang orders
+ * the general path's loads around them otherwise, with more spills. */
 #define xf_ipv6_fib_in(fib, ip6h) do {						\
 	(fib)->family = XF_AF_INET6;						\
 	(fib)->flowinfo = *(__be32 *)(ip6h) & bpf_htonl(0x0fffffff);		\
@@ -171,7 +171,7 @@ static __always_inline void xf_ipv4_fib_in(struct bpf_fib_lookup *fib, const str
 	__builtin_memcpy((fib)->ipv6_dst, &(ip6h)->daddr, 16);			\
 } while (0)
 
-/* The TTL of the IPv4 header at iph, above 1, one less, with the header
+/* The TTL of the IPv4 header at iph (above 1) made one less, the header
  * checksum updated by the kernel's ip_decrease_ttl() arithmetic, so the
  * bytes are what ip_forward() sends (0xffff becomes 0). */
 static __always_inline void xf_ipv4_ttl_dec(struct iphdr *iph)
@@ -183,7 +183,7 @@ static __always_inline void xf_ipv4_ttl_dec(struct iphdr *iph)
 	iph->ttl--;
 }
 
-/* The hop limit of the IPv6 header at ip6h, above 1, one less. Next
+/* The hop limit of the IPv6 header at ip6h (above 1) made one less. Next
  * header and hop limit as one word: the hop limit is its low byte in
  * network order, so the word minus one is the decrement. Written as the
  * word, not read back after a byte store (which would stall on the
