@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* gen: the packet generator's XDP program, run by BPF_PROG_RUN with
  * BPF_F_TEST_XDP_LIVE_FRAMES. Live frames reuse their pages, and on a veth
  * a page travels on and is changed in place (TTL, MACs) by whoever

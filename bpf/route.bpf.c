@@ -62,266 +62,16 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
-#include "xfwd_bpf.h"
-
-/* bench/stages builds this file with stages switched off to time them;
- * the default build has all of them. */
-#ifndef XF_PROF_OFF
-#define XF_PROF_OFF 0
-#endif
-#define XF_PROF_STATS 1		/* the per-packet counter */
-#define XF_PROF_SOURCE4 2	/* IPv4 local-source / rp_filter lookup */
-#define XF_PROF_LOCAL 4		/* the local-address hint */
-#define XF_PROF_LOC6 16		/* IPv6's local table from xf_rt_loc6 */
-#define XF_PROF_MTU6 32		/* tc, IPv6: the helper's route MTU left out */
-#define XF_PROF_VLANPOP 64	/* tc: a tag's pop (bench/vlan-ratio's nopop) */
-#define XF_PROF_FAST6 128	/* tc, IPv6: the common case's own path */
-#define XF_PROF_FAST4 1024	/* xdp, IPv4: the common case's own path */
-#define XF_PROF_XFAST6 2048	/* xdp, IPv6: the common case's own path */
-#define XF_PROF_TCFAST4 4096	/* tc, IPv4: the common case's own path */
-#define XF_PROF_VLANCFG 8192	/* the common paths: a tag's entry's copy of
-				 * its device's configuration (off: that
-				 * device's own entry, bench/vlan-ratio's
-				 * nofold) */
-#define XF_PROF_FASTTRACE 512	/* tc: the common paths' refusal of a
-				 * traced frame (off: taken as untraced,
-				 * its tag the trace's: bench/vlan-ratio) */
-#define XF_PROF_WRITE 8		/* packet writes (PROG_RUN repeats reuse the
-				 * packet: a rewrite would change the next run) */
-#define XF_PROF_ON(stage) (!(XF_PROF_OFF & (stage)))
-
-#define XF_AF_INET 2
-#define XF_AF_INET6 10
-#define XF_IP_MF 0x2000
-#define XF_IP_OFFSET 0x1fff
-#define XF_IPPROTO_DCCP 33
-#define XF_IPPROTO_UDPLITE 136
-
-/* Built twice: with XF_KCTX=1 the IPv4 source check reads kernel state
- * (route_kctx.h) and needs no reverse lookup where the kernel makes none. */
-#ifndef XF_KCTX
-#define XF_KCTX 0
-#endif
-
-/* The common paths of their own (route_xdp_fast.h, route_tc_fast.h): the
- * kctx build only, as they need xf_rt_src4 or xf_rt_loc6, and each only
- * with the stages it rests on. */
-#if XF_KCTX
-#define XF_RT_XDP_FAST4 (XF_PROF_ON(XF_PROF_FAST4) && XF_PROF_ON(XF_PROF_SOURCE4) && \
-			 XF_PROF_ON(XF_PROF_LOCAL))
-#define XF_RT_XDP_FAST6 (XF_PROF_ON(XF_PROF_XFAST6) && XF_PROF_ON(XF_PROF_LOC6))
-#define XF_RT_TC_FAST4 (XF_PROF_ON(XF_PROF_TCFAST4) && XF_PROF_ON(XF_PROF_SOURCE4) && \
-			XF_PROF_ON(XF_PROF_LOCAL))
-#define XF_RT_TC_FAST6 (XF_PROF_ON(XF_PROF_FAST6) && XF_PROF_ON(XF_PROF_LOC6) && \
-			XF_PROF_ON(XF_PROF_MTU6))
-#else
-#define XF_RT_XDP_FAST4 0
-#define XF_RT_XDP_FAST6 0
-#define XF_RT_TC_FAST4 0
-#define XF_RT_TC_FAST6 0
-#endif
-#define XF_RT_XDP_FAST (XF_RT_XDP_FAST4 || XF_RT_XDP_FAST6)
-#define XF_RT_TC_FAST (XF_RT_TC_FAST4 || XF_RT_TC_FAST6)
-
-#include "route_maps.h"
+#include "ip_parse.h"
+#include "route_defs.h"
 #if XF_KCTX
 #include "route_kctx.h"
 #endif
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);	/* route_maps.h */
-	__uint(max_entries, XF_RT_LOCAL_SLOTS);
-	__type(key, __u32);
-	__type(value, struct xf_route_local);
-} xf_rt_local SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);	/* route_maps.h */
-	__uint(max_entries, XF_RT_SRC4_BUCKETS + 2);
-	__type(key, __u32);
-	__type(value, struct xf_route_src4);
-} xf_rt_src4 SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);	/* route_maps.h */
-	__uint(max_entries, XF_RT_LOC6_BUCKETS + 2);
-	__type(key, __u32);
-	__type(value, struct xf_route_loc6);
-} xf_rt_loc6 SEC(".maps");
-
-enum xf_rt_hook { XF_RT_XDP, XF_RT_TC };
-
-/* What one packet's decision needs and produces, for both hooks. Only the
- * part up to iif is zeroed per packet (XF_RT_MD_ZERO): the rest is written
- * before it is read on every path. */
-struct xf_rt_md {
-	struct bpf_fib_lookup fib;	/* input, then the FIB's answer */
-	__u32 gso_size;			/* tc: skb gso_size, else 0 */
-	__u32 mark;			/* tc: skb->mark, else 0 */
-	__s32 fib_rc;
-	__s32 rp_rc;
-	__u32 rp_oif;
-	__u32 ocfl;			/* tc: egress XF_RTIF_* flags */
-	__u32 l3len;			/* IP length from the header */
-	__u8 vlan;			/* tc: XF_RT_VLAN_* (route_vlan.h) */
-	__u8 gso_segcheck;		/* tc: GSO seglen not derived, check */
-	__u8 v4;			/* the packet is IPv4 */
-	__u8 trace;			/* route get's run: not counted */
-	/* Written before read: */
-	__u32 iif;
-	__u32 len;			/* whole packet, Ethernet included */
-	__u32 cfl;			/* ingress XF_RTIF_* flags */
-	__u32 tflags;			/* XF_RTT_* */
-	__be32 saddr4, daddr4;		/* IPv4 addresses (the FIB rewrites) */
-	__u16 mac[3];			/* ingress address (XDP) */
-	__u16 peer_mac[3];		/* tc: egress peer's address */
-	__u8 pkt_type;			/* tc: skb->pkt_type */
-	__u8 tos;			/* IPv4 TOS, for skb->priority */
-	__u32 vprio;			/* tc, vlan: skb->priority for IPv6 */
-#if XF_KCTX
-	struct net___xf *net;		/* the ingress device's namespace */
-#endif
-};
-
-#define XF_RT_MD_ZERO offsetof(struct xf_rt_md, iif)
-
-#define XF_PKT_BY_MAC 0xff		/* XDP: compare with the ifcfg MAC */
-
+#include "route_maps.h"
+#include "route_path.h"
+#include "route_tables.h"
 #include "route_vlan.h"
-
-/* The one's complement sum of the 20-byte header, taken in 32-bit words
- * (the grouping does not change a one's complement sum) and folded to 16
- * bits; a valid header sums to 0xffff. */
-static __always_inline int xf_ipv4_csum_ok(const struct iphdr *iph)
-{
-	const __u32 *w = (const __u32 *)iph;
-	__u64 sum = (__u64)w[0] + w[1] + w[2] + w[3] + w[4];
-
-	/* At most 35 bits: three folds leave at most 16. */
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
-}
-
-/* The first octet of an IPv4 address in network order, on any host. */
-static __always_inline __u8 xf_ipv4_octet0(const __be32 *a)
-{
-	return *(const __u8 *)a;
-}
-
-/* Sources and destinations that ip_route_input_slow() refuses: 0/8,
- * 127/8, and as source also multicast and the limited broadcast. */
-static __always_inline int xf_ipv4_martian(const __be32 *saddr, const __be32 *daddr)
-{
-	__u8 s0 = xf_ipv4_octet0(saddr), d0 = xf_ipv4_octet0(daddr);
-
-	if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 || *saddr == 0xffffffff)
-		return 1;
-	return d0 == 0 || d0 == 127;
-}
-
-/* The EtherType as one 16-bit load (struct ethhdr is packed, so its field
- * reads as two bytes), network order. */
-static __always_inline __u16 xf_eth_proto(const struct ethhdr *eth)
-{
-	return *(const __u16 *)((const void *)eth + 12);
-}
-
-/* Six bytes as three 16-bit words: the packet's MAC fields are packed and
- * the FIB's are 2-aligned on the stack, so byte copies are all clang would
- * emit otherwise. */
-static __always_inline void xf_mac_copy(void *to, const void *from)
-{
-	((__u16 *)to)[0] = ((const __u16 *)from)[0];
-	((__u16 *)to)[1] = ((const __u16 *)from)[1];
-	((__u16 *)to)[2] = ((const __u16 *)from)[2];
-}
-
-/* Whether two MAC addresses (2-aligned) are the same, as 16-bit words. */
-static __always_inline int xf_mac_eq(const void *a, const void *b)
-{
-	const __u16 *x = a, *y = b;
-
-	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]));
-}
-
-/* An IPv4 destination ip_route_input_noref() takes the multicast or the
- * broadcast way: 224/4 or the limited broadcast. */
-static __always_inline int xf_ipv4_mcast_dst(const __be32 *daddr)
-{
-	return (xf_ipv4_octet0(daddr) & 0xf0) == 0xe0 || *daddr == 0xffffffff;
-}
-
-/* Sources and destinations that ipv6_rcv()/ip6_forward() drop. */
-static __always_inline int xf_ipv6_martian(const __u32 *s, const __u32 *d)
-{
-	if ((s[0] & bpf_htonl(0xff000000)) == bpf_htonl(0xff000000))
-		return 1;
-	if (!s[0] && !s[1]) {
-		if (!s[2] && (!s[3] || s[3] == bpf_htonl(1)))
-			return 1;
-		if (s[2] == bpf_htonl(0xffff))
-			return 1;
-	}
-	return !d[0] && !d[1] && !d[2] && (!d[3] || d[3] == bpf_htonl(1));
-}
-
-static __always_inline int xf_ipv6_link_local(const __u32 *a)
-{
-	return (a[0] & bpf_htonl(0xffc00000)) == bpf_htonl(0xfe800000);
-}
-
-/* Protocols whose first four bytes are the ports, as the flow dissector
- * reads them for FIB rules and multipath hashing. */
-static __always_inline int xf_has_ports(__u8 proto)
-{
-	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
-	       proto == IPPROTO_SCTP || proto == XF_IPPROTO_UDPLITE ||
-	       proto == XF_IPPROTO_DCCP;
-}
-
-/* The ports into fib, for the protocols that have them, when the first
- * four bytes of l4 are there. 0 when a protocol with ports has them beyond
- * data_end (the lookup goes without), else 1. */
-static __always_inline int xf_rt_ports(struct bpf_fib_lookup *fib, void *l4,
-				       void *data_end, __u8 proto)
-{
-	if (!xf_has_ports(proto))
-		return 1;
-	if (l4 + 4 > data_end)
-		return 0;
-	fib->sport = *(__be16 *)l4;
-	fib->dport = *(__be16 *)(l4 + 2);
-	return 1;
-}
-
-/* The length of one segment of a TCP GSO packet, as the FIB's MTU check
- * must see it: l3hdr bytes of IP header, th's header, gso_size of
- * payload. */
-static __always_inline __u32 xf_rt_tcp_seglen(const struct tcphdr *th, __u32 l3hdr,
-					      __u32 gso_size)
-{
-	return l3hdr + th->doff * 4 + gso_size;
-}
-
-/* The lookup's flags from the ingress interface's configuration cfl and
- * the packet's mark (tc; 0 on xdp): the main table alone for lookup
- * direct, else the mark, which the input route lookup uses (fib->mark;
- * kernels before 6.10 refuse the flag: fib_error, passed). */
-static __always_inline __u32 xf_rt_lookup_flags(__u32 cfl, __u32 mark,
-						struct bpf_fib_lookup *fib)
-{
-	if (cfl & XF_RTIF_DIRECT)
-		return BPF_FIB_LOOKUP_DIRECT;
-	if (!mark)
-		return 0;
-	fib->mark = mark;
-	return BPF_FIB_LOOKUP_MARK;
-}
+#include "xfwd_bpf.h"
 
 /* Ports and, for a GSO skb, the length of one segment as the FIB's MTU
  * check must see it. Returns the length for tot_len. */
@@ -367,18 +117,6 @@ static __always_inline __u32 xf_rt_fib_reason(int rc)
 	default:
 		return XF_RR_FIB_ERROR;
 	}
-}
-
-/* The configuration of ifindex: the direct-mapped copy when it holds this
- * interface, else the hash (XF_RT_IFC_SLOTS in xfwd_bpf.h). */
-static __always_inline struct xf_route_ifcfg *xf_rt_cfg(__u32 ifindex)
-{
-	__u32 k = ifindex & (XF_RT_IFC_SLOTS - 1);
-	struct xf_route_ifc *c = bpf_map_lookup_elem(&xf_rt_ifc, &k);
-
-	if (c && c->ifindex == ifindex)
-		return &c->cfg;
-	return bpf_map_lookup_elem(&xf_rt_ifcfg, &ifindex);
 }
 
 /* The ingress interface's configuration into md (its MAC serves XDP,
@@ -479,131 +217,12 @@ static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
 		return XF_RR_LINK_LOCAL;
 
 	*ttl = ip6h->hop_limit;
-	fib->family = XF_AF_INET6;
-	fib->flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
-	fib->l4_protocol = ip6h->nexthdr;
-	__builtin_memcpy(fib->ipv6_src, &ip6h->saddr, 16);
-	__builtin_memcpy(fib->ipv6_dst, &ip6h->daddr, 16);
+	xf_ipv6_fib_in(fib, ip6h);
+	xf_ipv6_fib_addrs(fib, ip6h);
 	fib->tot_len = xf_rt_l4(ip6h + 1, data_end, ip6h->nexthdr, 1,
 				sizeof(*ip6h), md);
 	return XF_RR_FORWARDED;
 }
-
-#if XF_KCTX
-/* Whether a is in its bucket of xf_rt_src4, after the header's bit for it
- * (xfwd_bpf.h); the caller judges the header's validity. */
-static __always_inline int xf_rt_src4_has(const struct xf_route_src4 *h, __be32 a)
-{
-	__u32 bit = XF_RT_SRC4_BIT(a), key = XF_RT_SRC4_BUCKET(a);
-	struct xf_route_src4 *b;
-
-	if (!((bit < 32 ? h->a[2] >> bit : h->a[3] >> (bit - 32)) & 1))
-		return 0;
-	b = bpf_map_lookup_elem(&xf_rt_src4, &key);
-	return b && (b->a[0] == a || b->a[1] == a || b->a[2] == a || b->a[3] == a);
-}
-#endif
-
-/* The destination is one of this namespace's own addresses, as far as the
- * hint knows (IPv4 in the kctx build: xf_rt_src4's buckets; otherwise
- * xf_rt_local): the FIB lookup would say "not forwarded". Read from the
- * frame, for IPv4 before its header is checked: whatever the header
- * holds, such a packet is passed, and passing is exact (xfwd_bpf.h). */
-static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
-{
-	struct xf_route_local *l;
-	__u32 key;
-
-	if (v4) {
-		struct iphdr *iph = data + ETH_HLEN;
-
-		if ((void *)(iph + 1) > data_end)
-			return 0;
-#if XF_KCTX
-		{
-			struct xf_route_src4 *h;
-
-			key = XF_RT_SRC4_HDR;
-			h = bpf_map_lookup_elem(&xf_rt_src4, &key);
-			return h && xf_rt_src4_has(h, iph->daddr);
-		}
-#else
-		key = XF_RT_LOCAL_SLOT(iph->daddr);
-		l = bpf_map_lookup_elem(&xf_rt_local, &key);
-		return l && l->v4 && l->v4 == iph->daddr;
-#endif
-	} else {
-		struct ipv6hdr *ip6h = data + ETH_HLEN;
-		const __u32 *d = ip6h->daddr.in6_u.u6_addr32;
-
-		if ((void *)(ip6h + 1) > data_end)
-			return 0;
-		key = XF_RT_LOCAL_SLOT(d[3]);
-		l = bpf_map_lookup_elem(&xf_rt_local, &key);
-		return l && l->v6_set && l->v6[0] == d[0] && l->v6[1] == d[1] &&
-		       l->v6[2] == d[2] && l->v6[3] == d[3];
-	}
-}
-
-#if XF_KCTX
-/* With rp_filter off: fib_validate_source()'s quick check, when the kernel
- * would make it and xf_rt_src4 is current (route_kctx.h, xfwd_bpf.h):
- * XF_RR_MARTIAN for one of the namespace's addresses, else
- * XF_RR_FORWARDED. XF_RR_MAX when the reverse lookup must decide. */
-static __always_inline __u32 xf_rt_src4_by(struct net___xf *net, const struct xf_route_src4 *h,
-					    __be32 saddr)
-{
-	if (!xf_kctx_quick_check(net) || !h->a[0] || h->a[1] != xf_kctx_genid(net))
-		return XF_RR_MAX;
-	return xf_rt_src4_has(h, saddr) ? XF_RR_MARTIAN : XF_RR_FORWARDED;
-}
-
-/* The same, reading xf_rt_src4's header itself. */
-static __always_inline __u32 xf_rt_src4_table(struct net___xf *net, __be32 saddr)
-{
-	struct xf_route_src4 *h;
-	__u32 key = XF_RT_SRC4_HDR;
-
-	h = bpf_map_lookup_elem(&xf_rt_src4, &key);
-	return h ? xf_rt_src4_by(net, h, saddr) : XF_RR_MAX;
-}
-#endif
-
-#if XF_KCTX
-static __always_inline int xf_rt_in6(const __u32 *w, const __u32 *a)
-{
-	return w[0] == a[0] && w[1] == a[1] && w[2] == a[2] && w[3] == a[3];
-}
-
-/* IPv6 without policy rules, while xf_rt_loc6 is the kernel's local table
- * (route_kctx.h, xfwd_bpf.h): XF_RR_NOT_FORWARDED for a destination in it,
- * else XF_RR_FORWARDED (the main table decides alone), with *min_mtu the
- * smallest route MTU metric. XF_RR_MAX when both tables must be looked
- * up. */
-static __always_inline __u32 xf_rt_loc6_table(struct net___xf *net, const __u32 *daddr,
-					      __u32 *min_mtu)
-{
-	struct xf_route_loc6 *h, *b;
-	__u32 key = XF_RT_LOC6_HDR;
-
-	if (xf_kctx_rules6(net))
-		return XF_RR_MAX;
-	h = bpf_map_lookup_elem(&xf_rt_loc6, &key);
-	if (!h || !h->a[0][0] || h->a[0][1] != xf_kctx_sernum6(net))
-		return XF_RR_MAX;
-	*min_mtu = h->a[0][2];
-	key = XF_RT_LOC6_BUCKET(daddr[3]);
-	if (!((key < 32 ? h->a[1][0] >> key : h->a[1][1] >> (key - 32)) & 1))
-		return XF_RR_FORWARDED;
-	b = bpf_map_lookup_elem(&xf_rt_loc6, &key);
-	if (!b)
-		return XF_RR_MAX;
-	if (xf_rt_in6(b->a[0], daddr) || xf_rt_in6(b->a[1], daddr) ||
-	    xf_rt_in6(b->a[2], daddr) || xf_rt_in6(b->a[3], daddr))
-		return XF_RR_NOT_FORWARDED;
-	return XF_RR_FORWARDED;
-}
-#endif
 
 /* IPv4 only: fib_validate_source() drops a source that is one of this
  * namespace's own addresses even with rp_filter off, and bpf_fib_lookup()
@@ -731,7 +350,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	 * the kernel checks the headers as it delivers. Not for route get,
 	 * which shows the FIB's own answer. (IPv6: after the local table by
 	 * addresses, which answers the same where it is valid.) */
-	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && proto == bpf_htons(ETH_P_IP) &&
+	if (XF_BENCH_ON(LOCAL) && !md->trace && proto == bpf_htons(ETH_P_IP) &&
 	    xf_rt_is_local(data, data_end, 1))
 		return XF_RR_NOT_FORWARDED;
 
@@ -746,7 +365,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	/* IPv6: the local table from xf_rt_loc6, the main one alone. Its
 	 * answer for a local destination is the FIB's own, so route get
 	 * takes it too. */
-	if (XF_PROF_ON(XF_PROF_LOC6) && !md->v4 && !(md->cfl & XF_RTIF_DIRECT)) {
+	if (XF_BENCH_ON(LOC6) && !md->v4 && !(md->cfl & XF_RTIF_DIRECT)) {
 		__u32 min_mtu = 0;
 
 		r = xf_rt_loc6_table(md->net, fib->ipv6_dst, &min_mtu);
@@ -770,13 +389,13 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 			 * its tag is in skb metadata, out of skb->len, as
 			 * vlan_do_receive() leaves it. Not for route get,
 			 * which shows the route's MTU. */
-			if (XF_PROF_ON(XF_PROF_MTU6) && hook == XF_RT_TC && !md->gso_size &&
+			if (XF_BENCH_ON(MTU6) && hook == XF_RT_TC && !md->gso_size &&
 			    !md->trace && fib->tot_len <= 1280)
 				fib->tot_len = 0;
 		}
 	}
 #endif
-	if (XF_PROF_ON(XF_PROF_LOCAL) && !md->trace && !md->v4 &&
+	if (XF_BENCH_ON(LOCAL) && !md->trace && !md->v4 &&
 	    !(md->tflags & XF_RTT_LOC6) && xf_rt_is_local(data, data_end, 0))
 		return XF_RR_NOT_FORWARDED;
 	md->saddr4 = fib->ipv4_src;
@@ -792,7 +411,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 
 	/* A unicast route exists; now the kernel's order: reverse path
 	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
-	if (XF_PROF_ON(XF_PROF_SOURCE4) && md->v4 && !(md->cfl & XF_RTIF_SRC_ANY)) {
+	if (XF_BENCH_ON(SOURCE4) && md->v4 && !(md->cfl & XF_RTIF_SRC_ANY)) {
 		r = xf_rt_source4(ctx, md, flags);
 		if (r != XF_RR_FORWARDED)
 			return r;
@@ -800,7 +419,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	/* Tagged, its VLAN device's state not read: it is still up
 	 * (route_vlan.h); IPv4's source check looked already, unless skipped. */
 	if (XF_RT_VLAN_UNSURE(md) && (!md->v4 || (md->cfl & XF_RTIF_SRC_ANY) ||
-			 !XF_PROF_ON(XF_PROF_SOURCE4))) {
+			 !XF_BENCH_ON(SOURCE4))) {
 		r = xf_rt_vlan_back(ctx, data, data_end, md, flags);
 		if (r != XF_RR_FORWARDED)
 			return r;
@@ -825,256 +444,6 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	return XF_RR_FORWARDED;
 }
 
-/*
- * Decrement TTL/hop limit and, when macs is set, write the FIB's MACs. The
- * IPv4 checksum update is the kernel's ip_decrease_ttl() arithmetic, so the
- * bytes match what ip_forward() sends. Returns the one's complement change
- * of the IPv6 header (for CHECKSUM_COMPLETE on tc), 0 for IPv4, -1 when the
- * headers are not there (cannot happen after xf_rt_decide()).
- */
-static __always_inline __s64 xf_rt_rewrite(void *data, void *data_end,
-					   const struct bpf_fib_lookup *fib, int macs)
-{
-	struct ethhdr *eth = data;
-
-	if ((void *)(eth + 1) > data_end)
-		return -1;
-	if (xf_eth_proto(eth) == bpf_htons(ETH_P_IP)) {
-		struct iphdr *iph = data + ETH_HLEN;
-		__u32 check;
-
-		if ((void *)(iph + 1) > data_end)
-			return -1;
-		check = iph->check;
-		check += bpf_htons(0x0100);
-		iph->check = (__u16)(check + (check >= 0xffff));
-		iph->ttl--;
-	} else {
-		struct ipv6hdr *ip6h = data + ETH_HLEN;
-		__u16 *w, old, new;
-
-		if ((void *)(ip6h + 1) > data_end)
-			return -1;
-		/* Next header and hop limit as one word: the hop limit is
-		 * its low byte in network order, above 1 here, so the word
-		 * minus one is the decrement. Written as the word, not
-		 * read back after a byte store (which would stall on the
-		 * store's forwarding). */
-		w = (__u16 *)&ip6h->nexthdr;
-		old = *w;
-		new = old - bpf_htons(1);
-		*w = new;
-		if (macs) {
-			xf_mac_copy(eth->h_dest, fib->dmac);
-			xf_mac_copy(eth->h_source, fib->smac);
-		}
-		return (__u16)~old + (__u32)new;
-	}
-	if (macs) {
-		xf_mac_copy(eth->h_dest, fib->dmac);
-		xf_mac_copy(eth->h_source, fib->smac);
-	}
-	return 0;
-}
-
-/* One packet of len bytes on the ingress counter slot, for reason. */
-static __always_inline void xf_rt_count(__u32 slot, __u32 reason, __u32 len)
-{
-	struct xf_route_stat *st;
-	__u32 key;
-
-	if (!XF_PROF_ON(XF_PROF_STATS))
-		return;
-	if (slot >= XF_RT_MAX_IF)
-		slot = XF_RT_SLOT_NONE;
-	key = XF_RT_STATS_KEY(slot, reason);
-	st = bpf_map_lookup_elem(&xf_rt_stats, &key);
-	if (st) {
-		st->packets++;
-		st->bytes += len;
-	}
-}
-
-static __always_inline void xf_rt_done(const struct xf_rt_md *md, __u32 slot,
-				       __u32 reason, int trace, __u32 cookie)
-{
-	__u32 key = 0;
-
-	if (trace) {
-		struct xf_route_trace *t = bpf_map_lookup_elem(&xf_rt_trace, &key);
-
-		if (!t)
-			return;
-		t->cookie = cookie;
-		t->reason = reason;
-		t->flags = md->tflags;
-		t->iif = md->iif;
-		t->fib_rc = md->fib_rc;
-		t->oif = 0;
-		t->mtu = 0;
-		t->nh_family = 0;
-		__builtin_memset(t->nh, 0, sizeof(t->nh));
-		__builtin_memset(t->smac, 0, sizeof(t->smac));
-		__builtin_memset(t->dmac, 0, sizeof(t->dmac));
-		t->rp_rc = md->rp_rc;
-		t->rp_oif = md->rp_oif;
-		if (!(md->tflags & XF_RTT_FIB))
-			return;
-		if (md->fib_rc == BPF_FIB_LKUP_RET_SUCCESS ||
-		    md->fib_rc == BPF_FIB_LKUP_RET_FRAG_NEEDED)
-			t->mtu = md->fib.mtu_result;
-		if (md->fib_rc == BPF_FIB_LKUP_RET_SUCCESS ||
-		    md->fib_rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
-			t->oif = md->fib.ifindex;
-			t->nh_family = md->fib.family;
-			if (md->fib.family == XF_AF_INET)
-				t->nh[0] = md->fib.ipv4_dst;
-			else
-				__builtin_memcpy(t->nh, md->fib.ipv6_dst, 16);
-		}
-		if (md->fib_rc == BPF_FIB_LKUP_RET_SUCCESS) {
-			__builtin_memcpy(t->smac, md->fib.smac, ETH_ALEN);
-			__builtin_memcpy(t->dmac, md->fib.dmac, ETH_ALEN);
-		}
-		return;
-	}
-	xf_rt_count(slot, reason, md->len);
-}
-
-#if XF_RT_XDP_FAST || XF_RT_TC_FAST
-/* The common paths of both hooks: the tag (proto, tci: as struct
- * __sk_buff has them) on *iif mapped by xf_rt_vlan_in(), the device read
- * up: 1 with *iif the VLAN device, *prio its ingress priority and *cfg its
- * configuration (the tag's entry's copy: one lookup for both), else 0.
- * Read up is all a mapped tag can be where a VLAN device exists
- * (route_vlan.h); the check is for a kernel whose BTF would lack 802.1Q's
- * types, which no test can build. */
-static __always_inline int xf_rt_fast_vlan(void *ctx, enum xf_rt_hook hook,
-					   struct net___xf *net, __u32 proto, __u32 tci,
-					   __u32 *iif, __u32 *prio, struct xf_route_ifcfg *cfg)
-{
-	struct xf_rt_md m;
-
-	m.iif = *iif;
-	m.pkt_type = PACKET_HOST;
-	m.net = net;
-	if (xf_rt_vlan_in(ctx, hook, &m, proto, tci, cfg) != XF_RR_FORWARDED ||
-	    !(m.vlan & XF_RT_VLAN_LIVE))
-		return 0;
-	if (!XF_PROF_ON(XF_PROF_VLANCFG)) {
-		/* bench/vlan-ratio's nofold: the device's own entry. */
-		struct xf_route_ifcfg *c = xf_rt_cfg(m.iif);
-
-		if (!c)
-			return 0;
-		*cfg = *c;
-	}
-	*iif = m.iif;
-	*prio = m.vprio;
-	return 1;
-}
-
-#if XF_RT_XDP_FAST4 || XF_RT_TC_FAST4
-/* IPv4's common case on both hooks, first: xf_rt_src4's header into *h,
- * then 1 when the destination at iph is one of the namespace's addresses
- * (counted on slot as xf_rt_decide() counts it, whatever the header holds:
- * the caller passes the packet), 0 when not, -1 without the header. */
-static __always_inline int xf_rt_fast4_local(const struct iphdr *iph, __u32 slot, __u32 len,
-					     struct xf_route_src4 **h)
-{
-	__u32 key = XF_RT_SRC4_HDR;
-
-	*h = bpf_map_lookup_elem(&xf_rt_src4, &key);
-	if (!*h)
-		return -1;
-	if (!xf_rt_src4_has(*h, iph->daddr))
-		return 0;
-	xf_rt_count(slot, XF_RR_NOT_FORWARDED, len);
-	return 1;
-}
-
-/* IPv4's common case on both hooks (route_tc_fast.h, route_xdp_fast.h):
- * the header at iph, of a frame whose IP part is l3len bytes arriving on
- * iif, passes the checks that keep it there (20 bytes, a checksum that
- * holds, TTL above 1, exactly l3len long, no multicast, broadcast or
- * martian address; for a protocol with ports, the four bytes after it
- * within data_end: where tc's general path would pull them first). 1
- * with fib the input of the lookup, else 0. */
-static __always_inline int xf_rt_fast4_in(struct iphdr *iph, void *data_end, __u32 l3len,
-					  __u32 iif, struct bpf_fib_lookup *fib)
-{
-	if ((void *)(iph + 1) > data_end)
-		return 0;
-	if (*(__u8 *)iph != 0x45 || iph->ttl <= 1 || bpf_ntohs(iph->tot_len) != l3len ||
-	    !xf_ipv4_csum_ok(iph))
-		return 0;
-	if (xf_ipv4_mcast_dst(&iph->daddr) || xf_ipv4_martian(&iph->saddr, &iph->daddr))
-		return 0;
-	fib->family = XF_AF_INET;
-	fib->tos = iph->tos;
-	fib->l4_protocol = iph->protocol;
-	fib->tot_len = l3len;
-	fib->ifindex = iif;
-	fib->ipv4_src = iph->saddr;
-	fib->ipv4_dst = iph->daddr;
-	return (iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET)) ||
-	       xf_rt_ports(fib, iph + 1, data_end, iph->protocol);
-}
-
-/* The source of a packet the FIB forwards, as xf_rt_source4() finds it
- * with rp_filter off, from xf_rt_src4's header h: 1 when it needs no
- * check (cfl has XF_RTIF_SRC_ANY) or passes the quick one, else 0 (the
- * general path decides). */
-static __always_inline int xf_rt_fast4_src(__u32 cfl, struct net___xf *net,
-					   const struct xf_route_src4 *h, __be32 saddr)
-{
-	if (cfl & XF_RTIF_SRC_ANY)
-		return 1;
-	return !(cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) &&
-	       xf_rt_src4_by(net, h, saddr) == XF_RR_FORWARDED;
-}
-
-#endif
-
-#if XF_RT_XDP_FAST6 || XF_RT_TC_FAST6
-/* IPv6's common case on both hooks (route_tc_fast.h, route_xdp_fast.h):
- * the header of a frame of len bytes arriving on iif passes the checks
- * that keep it there, its IP length at most max, while xf_rt_loc6 is
- * current, the destination not in it and no route's MTU below the packet.
- * 1 with *l3len the IP length and fib the input of a lookup of the main
- * table alone (tot_len is the caller's), else 0. */
-static __always_inline int xf_rt_fast6_in(struct ipv6hdr *ip6h, void *data_end, __u32 len,
-					  __u32 max, __u32 iif, struct net___xf *net,
-					  struct bpf_fib_lookup *fib, __u32 *l3len)
-{
-	const __u32 *sa = ip6h->saddr.in6_u.u6_addr32, *da = ip6h->daddr.in6_u.u6_addr32;
-	__u32 n, min_mtu = 0;
-
-	if ((void *)(ip6h + 1) > data_end)
-		return 0;
-	n = sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
-	if (ip6h->version != 6 || !ip6h->nexthdr || ip6h->hop_limit <= 1 ||
-	    n != len - ETH_HLEN || n > max)
-		return 0;
-	/* Multicast, link-local and loopback addresses, on either side, the
-	 * helper itself answers "not forwarded" (rt6_need_strict()). */
-	if (xf_ipv6_martian(sa, da))
-		return 0;
-	if (xf_rt_loc6_table(net, da, &min_mtu) != XF_RR_FORWARDED || n > min_mtu)
-		return 0;
-	fib->family = XF_AF_INET6;
-	fib->ifindex = iif;
-	fib->flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff);
-	fib->l4_protocol = ip6h->nexthdr;
-	xf_rt_ports(fib, ip6h + 1, data_end, ip6h->nexthdr);
-	__builtin_memcpy(fib->ipv6_src, sa, 16);
-	__builtin_memcpy(fib->ipv6_dst, da, 16);
-	*l3len = n;
-	return 1;
-}
-#endif
-#endif
-
 #include "route_xdp_fast.h"
 
 SEC("xdp")
@@ -1095,7 +464,7 @@ int xf_route_xdp(struct xdp_md *ctx)
 		return verdict;
 #endif
 
-	__builtin_memset(&md, 0, XF_RT_MD_ZERO);
+	__builtin_memset(&md, 0, sizeof(md));
 	md.iif = ctx->ingress_ifindex;
 	md.len = data_end - data;
 	md.pkt_type = XF_PKT_BY_MAC;
@@ -1143,7 +512,7 @@ int xf_route_xdp(struct xdp_md *ctx)
 		reason = xf_rt_egress_reason(md.fib.ifindex, 1);
 		goto pass;
 	}
-	if (!XF_PROF_ON(XF_PROF_WRITE))
+	if (!XF_BENCH_ON(WRITE))
 		goto pass;
 	if (md.len > ETH_HLEN + md.l3len) {
 		if (bpf_xdp_adjust_tail(ctx, (int)(ETH_HLEN + md.l3len) - (int)md.len)) {
@@ -1190,33 +559,6 @@ out:
 	return reason == XF_RR_FORWARDED ? XDP_REDIRECT : XDP_PASS;
 }
 
-/* rt_tos2priority(): the TC_PRIO_* band ip_forward() gives a TOS. */
-static __always_inline __u32 xf_tos2prio(__u8 tos)
-{
-	switch ((tos >> 3) & 3) {
-	case 1:
-		return TC_PRIO_BULK;
-	case 2:
-		return TC_PRIO_INTERACTIVE;
-	case 3:
-		return TC_PRIO_INTERACTIVE_BULK;
-	default:
-		return TC_PRIO_BESTEFFORT;
-	}
-}
-
-/* ip_forward() gives skb->priority the TOS's band unless
- * net.ipv4.ip_forward_update_priority is 0; without the field (or kernel
- * state), as the kernels before the sysctl always did. */
-static __always_inline int xf_rt_fwd_update_prio(const struct xf_rt_md *md)
-{
-#if XF_KCTX
-	return xf_rt_vlan_fwd_prio(md->net) != 0;
-#else
-	return 1;
-#endif
-}
-
 /* tc: how much linear data the decision reads (Ethernet, IP header, TCP
  * base header or the first 8 bytes of others); the maximum while the IP
  * header itself is not linear yet. */
@@ -1245,29 +587,6 @@ static __always_inline __u32 xf_tc_need(void *data, void *data_end)
 	return ETH_HLEN + l3 + (proto == IPPROTO_TCP ? sizeof(struct tcphdr) : 8);
 }
 
-/* tc: the FIB's next hop is the egress veth's peer itself (ocfl has
- * XF_RTIF_PEER, peer_mac its address), so bpf_redirect_peer() delivers
- * the frame where the veth would. */
-static __always_inline int xf_rt_to_peer(__u32 ocfl, const __u8 *dmac, const void *peer_mac)
-{
-	return (ocfl & XF_RTIF_PEER) && xf_mac_eq(dmac, peer_mac);
-}
-
-/* tc: the tag a route get run carries in its trace record (cb[3]
- * XF_RT_TRACE_VLAN | TCI, cb[4] the protocol): 1 with *proto and *tci,
- * else 0 and both untouched. volatile: clang would otherwise load from a
- * ctx pointer chosen between two fields, which the verifier refuses. */
-static __always_inline int xf_rt_trace_tag(struct __sk_buff *skb, __u32 *proto, __u32 *tci)
-{
-	__u32 c3 = *(volatile __u32 *)&skb->cb[3];
-
-	if (!(c3 & XF_RT_TRACE_VLAN))
-		return 0;
-	*tci = c3 & 0xffff;
-	*proto = *(volatile __u32 *)&skb->cb[4];
-	return 1;
-}
-
 #include "route_tc_fast.h"
 
 /* Passing on tc is TC_ACT_UNSPEC (= TCX_NEXT): the next tcx program, or the
@@ -1287,7 +606,7 @@ int xf_route_tc(struct __sk_buff *skb)
 		return verdict;
 #endif
 
-	__builtin_memset(&md, 0, XF_RT_MD_ZERO);
+	__builtin_memset(&md, 0, sizeof(md));
 	md.iif = skb->ifindex;
 	md.len = skb->len;
 	md.gso_size = skb->gso_size;
@@ -1354,7 +673,7 @@ int xf_route_tc(struct __sk_buff *skb)
 			goto out;
 		}
 	}
-	if (md.vlan && XF_PROF_ON(XF_PROF_VLANPOP)) {
+	if (md.vlan && XF_BENCH_ON(VLANPOP)) {
 		/* What vlan_do_receive() does before ip_rcv(). */
 		if (bpf_skb_vlan_pop(skb)) {
 			reason = XF_RR_BAD_LEN;
@@ -1362,7 +681,7 @@ int xf_route_tc(struct __sk_buff *skb)
 		}
 		skb->priority = md.vprio;
 	}
-	if (!XF_PROF_ON(XF_PROF_WRITE))
+	if (!XF_BENCH_ON(WRITE))
 		goto peer;
 	if (md.len > ETH_HLEN + md.l3len) {
 		if (bpf_skb_change_tail(skb, ETH_HLEN + md.l3len, 0)) {
@@ -1426,9 +745,9 @@ out:
 }
 
 /* Run by userspace with BPF_PROG_RUN, never attached: the namespace's
- * dev_addr_genid into xf_rt_src4[XF_RT_SRC4_PROBE] as { genid, 1 }, and
- * its fib6_sernum into xf_rt_loc6[XF_RT_LOC6_PROBE] as { sernum, 1 }. The
- * build without XF_KCTX leaves it as it is ({ 0, 0 }: no table). */
+ * dev_addr_genid and rt_genid into xf_rt_src4[XF_RT_SRC4_PROBE], and its
+ * fib6_sernum into xf_rt_loc6[XF_RT_LOC6_PROBE] (their probe fields). The
+ * build without XF_KCTX leaves both as they are (all zero: no table). */
 SEC("xdp")
 int xf_route_genid(struct xdp_md *ctx)
 {
@@ -1441,15 +760,15 @@ int xf_route_genid(struct xdp_md *ctx)
 
 	p = bpf_map_lookup_elem(&xf_rt_src4, &key);
 	if (p) {
-		p->a[0] = xf_kctx_genid(net);
-		p->a[1] = 1;
-		xf_rt_vlan_genid_probe(net, p->a);
+		p->probe.genid = xf_kctx_genid(net);
+		p->probe.genid_ok = 1;
+		xf_rt_vlan_genid_probe(net, p);
 	}
 	key = XF_RT_LOC6_PROBE;
 	p6 = bpf_map_lookup_elem(&xf_rt_loc6, &key);
 	if (p6) {
-		p6->a[0][0] = xf_kctx_sernum6(net);
-		p6->a[0][1] = 1;
+		p6->probe.sernum = xf_kctx_sernum6(net);
+		p6->probe.sernum_ok = 1;
 	}
 #endif
 	return XDP_PASS;

@@ -44,50 +44,9 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include "ip_parse.h"
+#include "kstructs.h"
 #include "xfwd_bpf.h"
-
-#define XF_AF_INET 2
-#define XF_AF_INET6 10
-#define XF_IP_MF 0x2000
-#define XF_IP_OFFSET 0x1fff
-
-/* The kernel's, as far as this program reads them (CO-RE relocates). */
-struct flow_offload_tuple {
-	union {
-		struct in_addr src_v4;
-		struct in6_addr src_v6;
-	};
-	union {
-		struct in_addr dst_v4;
-		struct in6_addr dst_v6;
-	};
-	struct {
-		__be16 src_port;
-		__be16 dst_port;
-	};
-	__u16 dir:2;
-	__u16 xmit_type:3;
-	__u16 encap_num:2;
-	__u16 in_vlan_ingress:2;
-	__u16 tun_num:2;
-	__u16 mtu;
-	union {
-		struct {
-			__u32 ifidx;
-			__u8 h_source[6];
-			__u8 h_dest[6];
-		} out;
-	};
-} __attribute__((preserve_access_index));
-
-struct flow_offload_tuple_rhash {
-	struct flow_offload_tuple tuple;
-} __attribute__((preserve_access_index));
-
-struct flow_offload {
-	struct flow_offload_tuple_rhash tuplehash[2];
-	unsigned long flags;
-} __attribute__((preserve_access_index));
 
 struct bpf_flowtable_opts {
 	__s32 error;
@@ -195,21 +154,13 @@ static __always_inline int ft_pass(struct ft_md *md, __u32 reason)
 	return ft_done(md, reason, XDP_PASS);
 }
 
-/* The ingress config: the direct-mapped copy, else the hash. */
+/* The ingress config (xf_rt_cfg(), route_maps.h). */
 static __always_inline bool ft_ifcfg(__u32 iif, struct ft_md *md)
 {
-	__u32 k = iif % XF_RT_IFC_SLOTS;
-	struct xf_route_ifcfg *cfg;
-	struct xf_route_ifc *c;
+	struct xf_route_ifcfg *cfg = xf_rt_cfg(iif);
 
-	c = bpf_map_lookup_elem(&xf_rt_ifc, &k);
-	if (c && c->ifindex == iif) {
-		cfg = &c->cfg;
-	} else {
-		cfg = bpf_map_lookup_elem(&xf_rt_ifcfg, &iif);
-		if (!cfg)
-			return false;
-	}
+	if (!cfg)
+		return false;
 	md->cfl = cfg->flags;
 	md->slot = cfg->slot < XF_RT_MAX_IF ? cfg->slot : XF_RT_SLOT_NONE;
 	return true;
@@ -436,7 +387,7 @@ static __always_inline int ft_parse(void *data, void *end, struct ft_md *md)
 			return XF_RR_BAD_LEN;
 		if (iph->ihl != 5)
 			return XF_RR_IPV4_OPTIONS;
-		if (iph->frag_off & bpf_htons(XF_IP_MF | XF_IP_OFFSET))
+		if (xf_ipv4_frag(iph))
 			return XF_RR_FLOW_PROTO;
 		proto = iph->protocol;
 		if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
@@ -577,17 +528,13 @@ int xf_route_flow(struct xdp_md *ctx)
 
 		if ((void *)(ip6 + 1) > end)
 			return ft_pass(&md, XF_RR_BAD_LEN);
-		ip6->hop_limit--;
+		xf_ipv6_hop_dec(ip6);
 	} else {
 		struct iphdr *iph = data + ETH_HLEN;
-		__u32 c;
 
 		if ((void *)(iph + 1) > end)
 			return ft_pass(&md, XF_RR_BAD_LEN);
-		/* ip_decrease_ttl(), to the bit: 0xffff becomes 0. */
-		c = (__u32)iph->check + bpf_htons(0x0100);
-		iph->check = (__u16)(c + (c >= 0xffff));
-		iph->ttl--;
+		xf_ipv4_ttl_dec(iph);	/* ip_decrease_ttl(), to the bit */
 	}
 	eth = data;
 	if ((void *)(eth + 1) > end)

@@ -18,53 +18,15 @@
  * For IPv6, fib6_lookup() without policy rules searches the local table,
  * then the main one; xf_rt_loc6 (xfwd_bpf.h) stands for the local table
  * while net->ipv6.fib6_sernum is the one it was taken at, and the main
- * table is then looked up alone. Included by route.bpf.c only. */
+ * table is then looked up alone. Included by route.bpf.c and route_vlan.h. */
 #ifndef XF_ROUTE_KCTX_H
 #define XF_ROUTE_KCTX_H
 
+#include <linux/types.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
 
-/* Only the fields read, with CO-RE: the kernel's own layout applies. */
-typedef struct {
-	int counter;
-} atomic_t___xf;
-
-struct netns_ipv4___xf {
-	_Bool fib_has_custom_rules;	/* CONFIG_IP_MULTIPLE_TABLES */
-	_Bool fib_has_custom_local_routes;
-	atomic_t___xf fib_num_tclassid_users;	/* CONFIG_IP_ROUTE_CLASSID */
-	atomic_t___xf dev_addr_genid;
-} __attribute__((preserve_access_index));
-
-struct netns_ipv6___xf {
-	_Bool fib6_has_custom_rules;	/* CONFIG_IPV6_MULTIPLE_TABLES */
-	atomic_t___xf fib6_sernum;
-} __attribute__((preserve_access_index));
-
-struct net___xf {
-	struct netns_ipv4___xf ipv4;
-	struct netns_ipv6___xf ipv6;
-} __attribute__((preserve_access_index));
-
-struct net_device___xf {
-	struct {
-		struct net___xf *net;
-	} nd_net;
-} __attribute__((preserve_access_index));
-
-struct xdp_rxq_info___xf {
-	struct net_device___xf *dev;
-} __attribute__((preserve_access_index));
-
-struct xdp_buff___xf {
-	struct xdp_rxq_info___xf *rxq;
-} __attribute__((preserve_access_index));
-
-struct sk_buff___xf {
-	struct net_device___xf *dev;
-} __attribute__((preserve_access_index));
-
-extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+#include "kstructs.h"
 
 /* The namespace of the device the packet arrived on. */
 static __always_inline struct net___xf *xf_kctx_net(void *ctx, int xdp)

@@ -1,9 +1,13 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The maps of the route instance that both route programs use: route.bpf.c
  * and route_flow.bpf.c, whose "route" member shares the instance's pins, so
- * their definitions must be one. Included by BPF programs only. */
+ * their definitions must be one; and the lookup of an interface's
+ * configuration in them. Included by BPF programs only. */
 #ifndef XF_ROUTE_MAPS_H
 #define XF_ROUTE_MAPS_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
 
 #include "xfwd_bpf.h"
 
@@ -16,9 +20,9 @@ struct {
 
 /* The arrays a packet reads are BPF_F_MMAPABLE for their layout, never
  * mapped: their values then start on a page of their own. Otherwise they
- * start after struct bpf_array, 312 bytes on 6.18 (56 into a cache line),
- * and every 64-byte entry of xf_rt_loc6, half of xf_rt_ifc's 32-byte ones,
- * straddle two lines: two misses where one would do. */
+ * start right after struct bpf_array, whose size is no multiple of a
+ * cache line, and an entry may straddle two lines: two misses where one
+ * would do. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -47,5 +51,17 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xf_route_trace);
 } xf_rt_trace SEC(".maps");
+
+/* The configuration of ifindex: the direct-mapped copy when it holds this
+ * interface, else the hash (XF_RT_IFC_SLOTS in xfwd_bpf.h). */
+static __always_inline struct xf_route_ifcfg *xf_rt_cfg(__u32 ifindex)
+{
+	__u32 k = ifindex & (XF_RT_IFC_SLOTS - 1);
+	struct xf_route_ifc *c = bpf_map_lookup_elem(&xf_rt_ifc, &k);
+
+	if (c && c->ifindex == ifindex)
+		return &c->cfg;
+	return bpf_map_lookup_elem(&xf_rt_ifcfg, &ifindex);
+}
 
 #endif

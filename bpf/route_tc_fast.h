@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* route, hook tc: the commonest packets on paths of their own (included by
- * route.bpf.c, before xf_route_tc()), as route_xdp_fast.h has them for
- * hook xdp, where live traffic pays for every instruction and cache line
- * of the general path (IPv6: bench/ab 0.91x its ns per run, 1.04x the
- * packets per second).
+/* route, hook tc: the commonest packets on paths of their own (a part of
+ * route.bpf.c, for xf_route_tc()), as route_xdp_fast.h has them for
+ * hook xdp: they skip the general path's decision state and the checks
+ * that only rare frames fail.
  *
  * They forward only what xf_rt_decide() and the rest of xf_route_tc()
  * would forward with the same bytes, counter and verdict: an untraced
@@ -40,6 +39,24 @@
 #ifndef XF_ROUTE_TC_FAST_H
 #define XF_ROUTE_TC_FAST_H
 
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/pkt_cls.h>
+#include <linux/tcp.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "ip_parse.h"
+#include "route_defs.h"
+#include "route_fast.h"
+#include "route_maps.h"
+#include "route_path.h"
+#include "route_vlan.h"
+#include "xfwd_bpf.h"
+
 #if XF_RT_TC_FAST
 /* The FIB's answer fib (egress configuration ocfg) for a checked packet of
  * len bytes counted on slot: the tag popped as vlan_do_receive() would
@@ -55,7 +72,7 @@ static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, struct net__
 	void *data, *data_end;
 	__s64 diff;
 
-	if (tagged && XF_PROF_ON(XF_PROF_VLANPOP)) {
+	if (tagged && XF_BENCH_ON(VLANPOP)) {
 		/* As the general path: what vlan_do_receive() does. Popping a
 		 * tag in skb metadata does not fail; had it, the general path
 		 * pops again and passes. */
@@ -63,7 +80,7 @@ static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, struct net__
 			return 0;
 		skb->priority = vprio;
 	}
-	if (XF_PROF_ON(XF_PROF_WRITE)) {
+	if (XF_BENCH_ON(WRITE)) {
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 		diff = xf_rt_rewrite(data, data_end, fib, 1);
@@ -212,12 +229,10 @@ static __always_inline int xf_rt_tc_fast(struct __sk_buff *skb, long *verdict)
 		vproto = skb->vlan_proto;
 		vtci = skb->vlan_tci;
 	}
-	if (skb->cb[0] == XF_RT_TRACE_MAGIC0) {
-		if (XF_PROF_ON(XF_PROF_FASTTRACE) || skb->cb[1] != XF_RT_TRACE_MAGIC1)
-			return 0;
-		/* bench/vlan-ratio only: the trace's tag, as xf_route_tc(). */
-		tagged |= xf_rt_trace_tag(skb, &vproto, &vtci);
-	}
+	/* route get's trace record: the general path. */
+	if (skb->cb[0] == XF_RT_TRACE_MAGIC0 &&
+	    !XF_BENCH_TRACE_TAG(skb, &vproto, &vtci, &tagged))
+		return 0;
 	net = xf_kctx_net(skb, 0);
 	if (!tagged) {
 		cfg = xf_rt_cfg(iif);

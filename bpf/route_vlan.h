@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* route: tagged frames on both hooks (included by route.bpf.c).
+/* route: tagged frames on both hooks (a part of route.bpf.c).
  *
  * Hook tc. A frame tagged V on parent P reaches tc ingress with the tag in skb
  * metadata: __netif_receive_skb_core() takes it off (skb_vlan_untag())
@@ -60,6 +60,23 @@
  * the frame (vlan_qinq, in xf_rt_decide()). */
 #ifndef XF_ROUTE_VLAN_H
 #define XF_ROUTE_VLAN_H
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "ip_parse.h"
+#include "route_maps.h"
+#include "route_defs.h"
+#include "xfwd_bpf.h"
+#if XF_KCTX
+#include <bpf/bpf_core_read.h>
+
+#include "route_kctx.h"
+#endif
 
 #define XF_VLAN_VID_MASK 0x0fff
 #define XF_VLAN_PRIO_SHIFT 13
@@ -145,44 +162,12 @@ static __always_inline int xf_rt_vlan_get(__u64 key, __u32 i, int out,
 }
 
 #if XF_KCTX
-/* Only the fields read, with CO-RE; struct vlan_info is 8021q.ko's own,
- * found in the module's BTF when it is loaded as the program is. */
-struct vlan_group___xf {
-	void *vlan_devices_arrays[2][8];	/* [802.1Q, 802.1ad][vid / 512] */
-} __attribute__((preserve_access_index));
-
-struct vlan_info___xf {
-	struct vlan_group___xf grp;
-} __attribute__((preserve_access_index));
-
-struct net_device___xfv {
-	void *vlan_info;
-	unsigned int flags;
-	int ifindex;
-	struct {
-		struct net___xf *net;
-	} nd_net;
-} __attribute__((preserve_access_index));
-
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-
 #define XF_IFF_UP 1
-
-struct netns_ipv4___xfv {
-	__u8 sysctl_ip_fwd_update_priority;
-	atomic_t___xf rt_genid;
-} __attribute__((preserve_access_index));
-
-struct net___xfv {
-	struct netns_ipv4___xfv ipv4;
-} __attribute__((preserve_access_index));
 
 /* net.ipv4.ip_forward_update_priority, as ip_forward() reads it: 1, 0,
  * or -1 when the kernel has no such field. */
-static __always_inline int xf_rt_vlan_fwd_prio(struct net___xf *n)
+static __always_inline int xf_rt_vlan_fwd_prio(struct net___xf *net)
 {
-	struct net___xfv *net = (void *)n;
-
 	if (!bpf_core_field_exists(net->ipv4.sysctl_ip_fwd_update_priority))
 		return -1;
 	return !!net->ipv4.sysctl_ip_fwd_update_priority;
@@ -190,10 +175,8 @@ static __always_inline int xf_rt_vlan_fwd_prio(struct net___xf *n)
 
 /* net->ipv4.rt_genid (see struct xf_route_vlan), or 0 with *ok 0 when the
  * kernel has no such field. */
-static __always_inline __u32 xf_rt_vlan_rtgen(struct net___xf *n, int *ok)
+static __always_inline __u32 xf_rt_vlan_rtgen(struct net___xf *net, int *ok)
 {
-	struct net___xfv *net = (void *)n;
-
 	*ok = bpf_core_field_exists(net->ipv4.rt_genid);
 	return *ok ? net->ipv4.rt_genid.counter : 0;
 }
@@ -206,7 +189,7 @@ static __always_inline __u32 xf_rt_vlan_rtgen(struct net___xf *n, int *ok)
 static __always_inline int xf_rt_vlan_live(void *ctx, enum xf_rt_hook hook, __u32 ad,
 					   __u32 vid, __u32 ifindex)
 {
-	struct net_device___xfv *p, *u;
+	struct net_device___xf *p, *u;
 	struct net___xf *net;
 	__u64 vi = 0, arr = 0, dev = 0, off;
 
@@ -226,7 +209,7 @@ static __always_inline int xf_rt_vlan_live(void *ctx, enum xf_rt_hook hook, __u3
 	if (bpf_probe_read_kernel(&dev, sizeof(dev), (void *)(arr + (vid & 511) * sizeof(void *))) ||
 	    !dev)
 		return 0;
-	u = bpf_rdonly_cast((void *)dev, bpf_core_type_id_kernel(struct net_device___xfv));
+	u = bpf_rdonly_cast((void *)dev, bpf_core_type_id_kernel(struct net_device___xf));
 	net = xf_kctx_net(ctx, hook == XF_RT_XDP);
 	return u->ifindex == (int)ifindex && (u->flags & XF_IFF_UP) && u->nd_net.net == net;
 }
@@ -310,9 +293,6 @@ static __always_inline void xf_vlan_macs(void *dst, const void *src)
 	((__u32 *)dst)[2] = c;
 }
 
-static __always_inline __u32 xf_tos2prio(__u8 tos);
-static __always_inline struct xf_route_ifcfg *xf_rt_cfg(__u32 ifindex);
-
 
 /* xdp: the tag a packet forwarded to md->fib.ifindex leaves with, into
  * *tag as it goes in the frame (TPID, TCI), 0 when the egress is no VLAN
@@ -359,14 +339,15 @@ static __always_inline __u32 xf_rt_vlan_xdp_out(struct xf_rt_md *md, __u32 *tag)
 
 #if XF_KCTX
 /* xf_route_genid: the namespace's rt_genid for userspace (struct
- * xf_route_vlan), into p[2], p[3] = 1 where the kernel has it. */
-static __always_inline void xf_rt_vlan_genid_probe(struct net___xf *net, __u32 *p)
+ * xf_route_vlan), into p's probe.rt_genid, with probe.rt_genid_ok 1 where
+ * the kernel has it. */
+static __always_inline void xf_rt_vlan_genid_probe(struct net___xf *net, struct xf_route_src4 *p)
 {
 	int ok;
 	__u32 gen = xf_rt_vlan_rtgen(net, &ok);
 
-	p[2] = gen;
-	p[3] = ok;
+	p->probe.rt_genid = gen;
+	p->probe.rt_genid_ok = ok;
 }
 #endif
 

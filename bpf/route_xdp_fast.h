@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* route, hook xdp: the commonest packets on paths of their own (included
- * by route.bpf.c, before xf_route_xdp()).
+/* route, hook xdp: the commonest packets on paths of their own (a part
+ * of route.bpf.c, for xf_route_xdp()).
  *
- * The general path spends about 50 ns per packet above a minimal
- * forwarder (bench/stages' floor) on its decision state and on checks
- * that only rare frames fail. These paths take the common case of each
- * family, as xf_rt_tc_fast6() does on tc, and forward only what
+ * They skip the general path's decision state and the checks that only
+ * rare frames fail (what that costs above a minimal forwarder:
+ * bench/stages' floor). These paths take the common case of each
+ * family, as route_tc_fast.h does on tc, and forward only what
  * xf_rt_decide() and the rest of xf_route_xdp() would forward with the
  * same bytes, counter and verdict: an untraced frame to the ingress
  * interface's own MAC of exactly the length its IP header gives (no
@@ -36,6 +36,24 @@
 #ifndef XF_ROUTE_XDP_FAST_H
 #define XF_ROUTE_XDP_FAST_H
 
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/pkt_cls.h>
+#include <linux/tcp.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "ip_parse.h"
+#include "route_defs.h"
+#include "route_fast.h"
+#include "route_maps.h"
+#include "route_path.h"
+#include "route_vlan.h"
+#include "xfwd_bpf.h"
+
 #if XF_RT_XDP_FAST
 /* Whether the ingress interface of configuration cfg forwards family (an
  * XF_RTIF_ flag) and the frame is addressed to its MAC. */
@@ -62,7 +80,7 @@ static __always_inline int xf_rt_xdp_fast_out(struct xdp_md *ctx, const struct b
 	if (bpf_redirect_map(&xf_tx_ports, fib->ifindex, 0) != XDP_REDIRECT)
 		return 0;
 	*verdict = XDP_REDIRECT;
-	if (XF_PROF_ON(XF_PROF_WRITE)) {
+	if (XF_BENCH_ON(WRITE)) {
 		/* Tagged: the untagged frame's header ends where the tag
 		 * does (its EtherType is the inner one), then the tag goes.
 		 * Neither can fail on a frame checked by the caller; the

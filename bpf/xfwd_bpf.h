@@ -177,7 +177,7 @@ struct xf_route_vlan {
 	 * fib_disable_ip() flushes the route cache), so a program reading
 	 * the same value needs to read nothing else; another value sends
 	 * it to the device itself (route_vlan.h). xf_route_genid writes the
-	 * counter to xf_rt_src4[XF_RT_SRC4_PROBE] as a[2], a[3] = 1. */
+	 * counter to xf_rt_src4[XF_RT_SRC4_PROBE] as probe.rt_genid. */
 	__u32 gen;
 	__u32 gen_ok;
 	struct xf_route_ifcfg cfg;	/* IN: the VLAN device's xf_rt_ifcfg */
@@ -227,6 +227,13 @@ struct xf_route_ifc {
 	struct xf_route_ifcfg cfg;
 };
 
+/* The hash of the direct-mapped address tables (xf_rt_local, xf_rt_src4,
+ * xf_rt_loc6): the four bytes of a 32-bit word (an IPv4 address, or an
+ * IPv6 address's last 32 bits, as they lie in memory) xored into its low
+ * byte, whose low bits pick the slot. Addresses of one /24 (IPv4) or
+ * differing in their last byte only fill distinct slots. */
+#define XF_RT_FOLD(w) (((w) >> 24) ^ ((w) >> 16) ^ ((w) >> 8) ^ (w))
+
 /*
  * xf_rt_local: ARRAY[XF_RT_LOCAL_SLOTS], this namespace's own addresses,
  * written by userspace at attach and refresh, direct-mapped by
@@ -238,7 +245,7 @@ struct xf_route_ifc {
  * lookup's worth of time.
  */
 #define XF_RT_LOCAL_SLOTS 64
-#define XF_RT_LOCAL_SLOT(w3) ((((w3) >> 24) ^ ((w3) >> 16) ^ (w3)) & (XF_RT_LOCAL_SLOTS - 1))
+#define XF_RT_LOCAL_SLOT(w3) (XF_RT_FOLD(w3) & (XF_RT_LOCAL_SLOTS - 1))
 
 struct xf_route_local {
 	__u32 v4;		/* IPv4 address, network order; 0 = none */
@@ -254,7 +261,7 @@ struct xf_route_local {
  * is an authority, and a guarded one:
  *  - bucket XF_RT_SRC4_BUCKET(addr) holds up to XF_RT_SRC4_WAYS addresses
  *    (0 = empty); an address set that does not fit is not written at all;
- *  - entry XF_RT_SRC4_HDR is { valid, genid, bits (64) }: the table holds
+ *  - entry XF_RT_SRC4_HDR is hdr { valid, genid, bits }: the table holds
  *    the whole set as it was when the kernel's net->ipv4.dev_addr_genid
  *    was genid. The kernel bumps that counter on every IPv4 address added
  *    or removed (and on every device going up), so a program that reads
@@ -269,7 +276,7 @@ struct xf_route_local {
  *    an address found there was one of the namespace's, and passing is
  *    exact;
  *  - entry XF_RT_SRC4_PROBE is written by xf_route_genid (BPF_PROG_RUN):
- *    { genid, 1, 0, 0 }, how userspace learns the counter.
+ *    probe { genid, 1, rt_genid, 1 }, how userspace learns the counters.
  * Userspace (rt_fast_end()) clears valid (bits all ones), writes the
  * buckets, and sets valid with the genid read before its address dump, if
  * the genid read after the dump is the same. A header read while it is
@@ -280,12 +287,24 @@ struct xf_route_local {
 #define XF_RT_SRC4_WAYS 4
 #define XF_RT_SRC4_HDR XF_RT_SRC4_BUCKETS
 #define XF_RT_SRC4_PROBE (XF_RT_SRC4_BUCKETS + 1)
-#define XF_RT_SRC4_BUCKET(a) ((((a) >> 24) ^ ((a) >> 16) ^ ((a) >> 8) ^ (a)) & \
-			       (XF_RT_SRC4_BUCKETS - 1))
+#define XF_RT_SRC4_BUCKET(a) (XF_RT_FOLD(a) & (XF_RT_SRC4_BUCKETS - 1))
 #define XF_RT_SRC4_BIT(a) (XF_RT_SRC4_BUCKET(a) & 63)
 
 struct xf_route_src4 {
-	__u32 a[XF_RT_SRC4_WAYS];
+	union {
+		__u32 a[XF_RT_SRC4_WAYS];	/* a bucket: addresses, network order */
+		struct {			/* entry XF_RT_SRC4_HDR */
+			__u32 valid;
+			__u32 genid;		/* dev_addr_genid */
+			__u32 bits[2];		/* bucket bits 0-31, 32-63 */
+		} hdr;
+		struct {			/* entry XF_RT_SRC4_PROBE */
+			__u32 genid;		/* dev_addr_genid */
+			__u32 genid_ok;		/* 1: genid was read */
+			__u32 rt_genid;		/* rt_genid (struct xf_route_vlan) */
+			__u32 rt_genid_ok;	/* 1: rt_genid was read */
+		} probe;
+	};
 };
 
 /*
@@ -302,15 +321,15 @@ struct xf_route_src4 {
  *  - bucket XF_RT_LOC6_BUCKET(last 32 bits) holds up to XF_RT_LOC6_WAYS
  *    addresses (all zero = empty way; :: is passed before the lookup);
  *    a table that does not fit, or holds any other route, is not used;
- *  - entry XF_RT_LOC6_HDR is { valid, sernum, min_mtu, 0 }, { bits (64),
- *    0, 0 }: the table is the
+ *  - entry XF_RT_LOC6_HDR is hdr { valid, sernum, min_mtu, bits }: the
+ *    table is the
  *    local table as it was when the kernel's net->ipv6.fib6_sernum was
  *    sernum. The kernel bumps that counter on every IPv6 route added
  *    or changed in any table and on every address removed
  *    (rt_genid_bump_ipv6()), so a program that reads the same value uses
  *    the table, and one that reads another looks up both tables. A route
  *    deleted, or a device set down that keeps its addresses, leaves it
- *    as it was (measured on 6.18): the table can only have shrunk since,
+ *    as it was (so 6.18 does): the table can only have shrunk since,
  *    and an address still in the copy is passed, which is exact.
  *    min_mtu is the smallest MTU metric of any IPv6 route then
  *    (0xffffffff: none has one): ip6_finish_output() holds a forwarded
@@ -320,8 +339,9 @@ struct xf_route_src4 {
  *    (route.bpf.c, xf_rt_decide()). Bit b of bits is set when bucket b
  *    holds an address, so a destination whose bit is clear is known to
  *    take the main table's answer from the header's cache line alone.
- *    Invalid, the header is { 0, 0, 0, 0 }, { all ones, 0, 0 };
- *  - entry XF_RT_LOC6_PROBE is written by xf_route_genid: { sernum, 1 }.
+ *    Invalid, the header is all zero but bits, all ones;
+ *  - entry XF_RT_LOC6_PROBE is written by xf_route_genid: probe { sernum,
+ *    1 }.
  * Userspace writes it in the order of xf_rt_src4 (rt_fast_end()), and a
  * torn read of the header costs a bucket lookup at most, as there.
  */
@@ -329,12 +349,29 @@ struct xf_route_src4 {
 #define XF_RT_LOC6_WAYS 4
 #define XF_RT_LOC6_HDR XF_RT_LOC6_BUCKETS
 #define XF_RT_LOC6_PROBE (XF_RT_LOC6_BUCKETS + 1)
-#define XF_RT_LOC6_BUCKET(w3) ((((w3) >> 24) ^ ((w3) >> 16) ^ ((w3) >> 8) ^ (w3)) & \
-			       (XF_RT_LOC6_BUCKETS - 1))
+#define XF_RT_LOC6_BUCKET(w3) (XF_RT_FOLD(w3) & (XF_RT_LOC6_BUCKETS - 1))
 
 struct xf_route_loc6 {
-	__u32 a[XF_RT_LOC6_WAYS][4];	/* network order */
+	union {
+		__u32 a[XF_RT_LOC6_WAYS][4];	/* a bucket: addresses, network order */
+		struct {			/* entry XF_RT_LOC6_HDR */
+			__u32 valid;
+			__u32 sernum;		/* fib6_sernum */
+			__u32 min_mtu;
+			__u32 pad;
+			__u32 bits[2];		/* bucket bits 0-31, 32-63 */
+			__u32 pad2[XF_RT_LOC6_WAYS * 4 - 6];
+		} hdr;
+		struct {			/* entry XF_RT_LOC6_PROBE */
+			__u32 sernum;		/* fib6_sernum */
+			__u32 sernum_ok;	/* 1: sernum was read */
+			__u32 pad[XF_RT_LOC6_WAYS * 4 - 2];
+		} probe;
+	};
 };
+
+_Static_assert(sizeof(struct xf_route_src4) == XF_RT_SRC4_WAYS * 4, "src4 entry");
+_Static_assert(sizeof(struct xf_route_loc6) == XF_RT_LOC6_WAYS * 16, "loc6 entry");
 
 /*
  * route get: BPF_PROG_RUN with this 16-byte record in front of the packet,

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The few kernel constants that the build host's uapi headers may lack. */
 #ifndef XFWD_COMPAT_H
 #define XFWD_COMPAT_H
@@ -16,7 +16,7 @@
 #define XF_BPF_TCX_EGRESS 47
 
 /* bpf_redirect_peer() flag: out of the peer's egress path. Merged into
- * bpf-next in June 2026 after 7.2; older kernels do not refuse it at load
+ * bpf-next after 7.2; older kernels do not refuse it at load
  * time, the helper returns TC_ACT_SHOT. Only a run-time probe tells. */
 #ifndef BPF_F_EGRESS
 #define BPF_F_EGRESS (1U << 1)

@@ -194,10 +194,10 @@ static int rt_genids(struct xf_inst *in, uint32_t *genid, uint32_t *sernum)
 	    bpf_map_lookup_elem(in->fd[RT_MAP_SRC4], &key, &p) ||
 	    bpf_map_lookup_elem(in->fd[RT_MAP_LOC6], &key6, &p6))
 		return -errno;
-	if (!p.a[1] || !p6.a[0][1])
+	if (!p.probe.genid_ok || !p6.probe.sernum_ok)
 		return -EOPNOTSUPP;
-	*genid = p.a[0];
-	*sernum = p6.a[0][0];
+	*genid = p.probe.genid;
+	*sernum = p6.probe.sernum;
 	return 0;
 }
 
@@ -243,18 +243,15 @@ static int rt_array_write(int fd, const void *vals, uint32_t n)
 
 /* A guarded table (xf_rt_src4, xf_rt_loc6), in the order xfwd_bpf.h
  * gives: marked invalid by the caller before its walk, buckets 0..n-1
- * written, then the header hdr at key n, { valid, counter } in its first
- * two words, only if the counter read now is still c0 (nothing came or
- * went meanwhile). A table that does not fit stays invalid: the lookups
+ * written, then the header hdr at key n (valid, with the counter c0),
+ * only if the counter read now is still c0 (nothing came or went
+ * meanwhile). A table that does not fit stays invalid: the lookups
  * decide. */
 static int rt_table_write(struct xf_inst *in, int map, const void *buckets, uint32_t n,
-			  uint32_t c0, uint32_t *hdr)
+			  uint32_t c0, const void *hdr)
 {
 	uint32_t g1, s1, key = n;
 	int err;
-
-	hdr[0] = 1;
-	hdr[1] = c0;
 
 	err = rt_array_write(in->fd[map], buckets, n);
 	if (!err)
@@ -267,8 +264,9 @@ static int rt_table_write(struct xf_inst *in, int map, const void *buckets, uint
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 {
 	/* The invalid headers have every bit set (xfwd_bpf.h). */
-	uint32_t hdr4[4] = { 0, 0, ~0U, ~0U }, hdr6[XF_RT_LOC6_WAYS * 4] = { [4] = ~0U, ~0U },
-		 key = XF_RT_SRC4_HDR, key6 = XF_RT_LOC6_HDR, g0 = 0, s0 = 0;
+	struct xf_route_src4 hdr4 = { .hdr.bits = { ~0U, ~0U } };
+	struct xf_route_loc6 hdr6 = { .hdr.bits = { ~0U, ~0U } };
+	uint32_t key = XF_RT_SRC4_HDR, key6 = XF_RT_LOC6_HDR, g0 = 0, s0 = 0;
 	int err, gerr, lerr = 1, werr;
 	struct rt_addrs *t;
 
@@ -279,8 +277,8 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	}
 	/* The tables stop counting before anything in them changes. */
 	gerr = rt_genids(in, &g0, &s0);
-	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, hdr4, BPF_ANY) ||
-	    bpf_map_update_elem(in->fd[RT_MAP_LOC6], &key6, hdr6, BPF_ANY))
+	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, &hdr4, BPF_ANY) ||
+	    bpf_map_update_elem(in->fd[RT_MAP_LOC6], &key6, &hdr6, BPF_ANY))
 		gerr = -errno;
 	/* Without the addresses the hint is empty and the tables invalid:
 	 * every packet is looked up, as before. */
@@ -293,18 +291,22 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	if (!err)
 		err = werr;
 	if (!err && !gerr && !t->src4_full) {
-		hdr4[2] = (uint32_t)t->src4_bits;
-		hdr4[3] = (uint32_t)(t->src4_bits >> 32);
-		err = rt_table_write(in, RT_MAP_SRC4, t->src4, XF_RT_SRC4_BUCKETS, g0, hdr4);
+		hdr4.hdr.valid = 1;
+		hdr4.hdr.genid = g0;
+		hdr4.hdr.bits[0] = (uint32_t)t->src4_bits;
+		hdr4.hdr.bits[1] = (uint32_t)(t->src4_bits >> 32);
+		err = rt_table_write(in, RT_MAP_SRC4, t->src4, XF_RT_SRC4_BUCKETS, g0, &hdr4);
 	} else if (!err && gerr != -EOPNOTSUPP)
 		err = gerr;
 	/* A local table with another route, or too full: both tables are
 	 * looked up. */
 	if (!err && !gerr && !lerr && !t->loc6_full) {
-		hdr6[2] = t->loc6_mtu;
-		hdr6[4] = (uint32_t)t->loc6_bits;
-		hdr6[5] = (uint32_t)(t->loc6_bits >> 32);
-		err = rt_table_write(in, RT_MAP_LOC6, t->loc6, XF_RT_LOC6_BUCKETS, s0, hdr6);
+		hdr6.hdr.valid = 1;
+		hdr6.hdr.sernum = s0;
+		hdr6.hdr.min_mtu = t->loc6_mtu;
+		hdr6.hdr.bits[0] = (uint32_t)t->loc6_bits;
+		hdr6.hdr.bits[1] = (uint32_t)(t->loc6_bits >> 32);
+		err = rt_table_write(in, RT_MAP_LOC6, t->loc6, XF_RT_LOC6_BUCKETS, s0, &hdr6);
 	} else if (!err && lerr < 0)
 		err = lerr;
 	free(t);

@@ -82,9 +82,9 @@ static int rt_vlan_rtgen(struct xf_inst *in, uint32_t *gen)
 	    bpf_prog_test_run_opts(in->fd[RT_PROG_GENID], &o) ||
 	    bpf_map_lookup_elem(in->fd[RT_MAP_SRC4], &key, &p))
 		return -errno;
-	if (!p.a[3])
+	if (!p.probe.rt_genid_ok)
 		return -EOPNOTSUPP;
-	*gen = p.a[2];
+	*gen = p.probe.rt_genid;
 	return 0;
 }
 
