@@ -34,9 +34,19 @@ struct netns_ipv6___xf {
 	atomic_t___xf fib6_sernum;
 } __attribute__((preserve_access_index));
 
+/* route_kctx.h (xf_kctx_xfrm): what ip_forward() asks of xfrm. Indexed
+ * by XFRM_POLICY_IN, _OUT, _FWD; policy_count's second half counts
+ * per-socket policies, which forwarded traffic never meets. */
+struct netns_xfrm___xf {
+	unsigned int state_num;
+	unsigned int policy_count[6];
+	__u8 policy_default[3];		/* since 5.16 */
+} __attribute__((preserve_access_index));
+
 struct net___xf {
 	struct netns_ipv4___xf ipv4;
 	struct netns_ipv6___xf ipv6;
+	struct netns_xfrm___xf xfrm;	/* CONFIG_XFRM */
 } __attribute__((preserve_access_index));
 
 struct net_device___xf {

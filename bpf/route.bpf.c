@@ -424,6 +424,12 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		if (r != XF_RR_FORWARDED)
 			return r;
 	}
+#if XF_KCTX
+	/* ip_forward() asks xfrm first: a policy may block, encrypt or
+	 * hold the packet. */
+	if (xf_kctx_xfrm(md->net))
+		return XF_RR_XFRM;
+#endif
 	if (ttl <= 1)
 		return XF_RR_TTL;
 	if (md->fib_rc == BPF_FIB_LKUP_RET_FRAG_NEEDED)

@@ -98,6 +98,9 @@ static __always_inline int xf_rt_fast4_in(struct iphdr *iph, void *data_end, __u
 static __always_inline int xf_rt_fast4_src(__u32 cfl, struct net___xf *net,
 					   const struct xf_route_src4 *h, __be32 saddr)
 {
+	/* IPsec: the general path passes it (xf_rt_decide()). */
+	if (xf_kctx_xfrm(net))
+		return 0;
 	if (cfl & XF_RTIF_SRC_ANY)
 		return 1;
 	return !(cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) &&
@@ -128,7 +131,7 @@ static __always_inline int xf_rt_fast6_in(struct ipv6hdr *ip6h, void *data_end, 
 		return 0;
 	/* Multicast, link-local and loopback addresses, on either side, the
 	 * helper itself answers "not forwarded" (rt6_need_strict()). */
-	if (xf_ipv6_martian(sa, da))
+	if (xf_ipv6_martian(sa, da) || xf_kctx_xfrm(net))
 		return 0;
 	if (xf_rt_loc6_table(net, da, &min_mtu) != XF_RR_FORWARDED || n > min_mtu)
 		return 0;

@@ -70,4 +70,23 @@ static __always_inline int xf_kctx_quick_check(struct net___xf *net)
 	return 1;
 }
 
+/* Whether ip_forward() (ip6_forward()) would ask xfrm about a forwarded
+ * packet with any chance of an answer other than "go on": the namespace
+ * has a policy of direction fwd (checked on input) or out (the route
+ * through xfrm_lookup()), a default policy that blocks either, or a
+ * state (a packet decrypted here carries a secpath that the check reads).
+ * Read on every packet: a policy added now takes the next packet. */
+static __always_inline int xf_kctx_xfrm(struct net___xf *net)
+{
+	struct netns_xfrm___xf *x = &net->xfrm;
+
+	if (!bpf_core_field_exists(net->xfrm))
+		return 0;
+	if (x->policy_count[1] | x->policy_count[2] | x->state_num)
+		return 1;
+	/* XFRM_USERPOLICY_BLOCK is 1; the kernel's default accepts (2). */
+	return bpf_core_field_exists(x->policy_default) &&
+	       (x->policy_default[1] == 1 || x->policy_default[2] == 1);
+}
+
 #endif

@@ -66,7 +66,8 @@
 	X(VLAN_PRIO0, "vlan_prio0")	/* VLAN id 0: priority tag only */	\
 	X(VLAN_SOURCE, "vlan_source")	/* no route back via the VLAN device */ \
 	X(VLAN_DOWN, "vlan_down")	/* the VLAN device is down (XF_KCTX) */	\
-	X(VLAN_QOS, "vlan_qos")		/* xdp: egress priority not mapped */
+	X(VLAN_QOS, "vlan_qos")		/* xdp: egress priority not mapped */	\
+	X(XFRM, "xfrm")			/* IPsec policies or states (XF_KCTX) */
 
 #define XF_RR_ENUM_(id, name) XF_RR_##id,
 enum xf_route_reason {

@@ -20,7 +20,7 @@ struct route_attach_opts {
 
 static const char *const proto_words[] = { "udp", "tcp", "icmp", NULL };
 
-enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_NETFILTER, KW_FROM, KW_IIF, KW_TTL, KW_LEN,
+enum { KW_HOOK, KW_MODE, KW_FAMILY, KW_LOOKUP, KW_NETFILTER, KW_QDISC, KW_FROM, KW_IIF, KW_TTL, KW_LEN,
        KW_PROTO, KW_SPORT, KW_DPORT, KW_VLAN };
 
 static int route_dev_arg(struct xf_args *a, const char **devs, int *n)
@@ -67,6 +67,10 @@ static int route_attach_parse(struct xf_args *a, struct route_attach_opts *o)
 			err = arg_once(a, KW_NETFILTER, "netfilter") ?:
 			      arg_one_of(a, "NETFILTER", xf_route_netfilter_words, &idx);
 			o->o.nf_bypass = idx == 1;
+		} else if (arg_kw(a, "qdisc")) {
+			err = arg_once(a, KW_QDISC, "qdisc") ?:
+			      arg_one_of(a, "QDISC", xf_route_qdisc_words, &idx);
+			o->o.qdisc_bypass = idx == 1;
 		} else {
 			return arg_unexpected(a);
 		}
@@ -174,6 +178,47 @@ static void route_show_nf(struct xf_out *o, const struct xf_route_iface *ri)
 	out_obj_end(o);
 }
 
+static const char *route_skip_handling(const struct xf_route_skip *s)
+{
+	return s->passed ? "passed" : s->acked ? "accepted" : "bypassed";
+}
+
+/* What else the member skips (xfrm, egress queueing, tc ingress): in JSON
+ * each, with how it is handled, in the table one line ("-": nothing). */
+static void route_show_skips(struct xf_out *o, const struct xf_route_iface *ri)
+{
+	int i, n = ri->nskip < XF_ROUTE_SKIP_MAX ? ri->nskip : XF_ROUTE_SKIP_MAX;
+	const struct xf_route_skip *s = ri->skip;
+
+	if (!out_is_json(o)) {
+		if (!ri->nskip)
+			out_str(o, "skips", ri->skip_unread && *ri->skip_unread ? "not read" : "-");
+		else if (ri->nskip == 1)
+			out_strf(o, "skips", "%s %s%s%s: %s", route_skip_handling(s),
+				 xf_route_skip_kind_name(s->kind), s->dev[0] ? " of " : "",
+				 s->dev, s->what);
+		else
+			out_strf(o, "skips", "%d items (-j lists them)", ri->nskip);
+		return;
+	}
+	out_obj_begin(o, "skips");
+	out_str(o, "unread", ri->skip_unread && *ri->skip_unread ? ri->skip_unread : NULL);
+	out_list_begin(o, "items");
+	for (i = 0; i < n; i++, s++) {
+		out_row_begin(o);
+		out_str(o, "kind", xf_route_skip_kind_name(s->kind));
+		out_str(o, "dev", s->dev[0] ? s->dev : NULL);
+		out_str(o, "what", s->what);
+		if (s->prog_id)
+			out_int(o, "prog_id", s->prog_id);
+		out_str(o, "handling", route_skip_handling(s));
+		out_row_end(o);
+	}
+	out_list_end(o);
+	out_bool(o, "qdisc_bypass", ri->flags & XF_RTIF_QDISC_BYPASS);
+	out_obj_end(o);
+}
+
 /* A VLAN member's parent and tag: "vlan": {...} or null; a line in the
  * table. */
 static void route_show_vlan(struct xf_out *o, const struct xf_route_iface *ri)
@@ -226,6 +271,7 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 	out_str(o, "warning", ri->warning[0] ? ri->warning : NULL);
 	route_show_vlan(o, ri);
 	route_show_nf(o, ri);
+	route_show_skips(o, ri);
 	out_list_begin(o, "pass_reasons");
 	for (r = 1; r < XF_RR_MAX; r++) {
 		if (!ri->stat[r].packets)
@@ -398,7 +444,8 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 static const struct cmd route_cmds[] = {
 	{ "attach", route_attach, "dev IFNAME [ dev IFNAME ... ] [ hook { auto | xdp | tc } ] "
 		"[ mode { native | generic } ] [ family { all | inet | inet6 } ] "
-		"[ lookup { full | direct | flowtable } ] [ netfilter { check | bypass } ]",
+		"[ lookup { full | direct | flowtable } ] [ netfilter { check | bypass } ] "
+		"[ qdisc { check | bypass } ]",
 		XF_CMD_CHANGES },
 	{ "detach", route_detach, "{ dev IFNAME ... | all }", XF_CMD_CHANGES },
 	{ "refresh", route_refresh, "", XF_CMD_CHANGES },

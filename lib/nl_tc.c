@@ -182,3 +182,83 @@ int xf_tc_has_clsact(struct xf_nl *nl, int ifindex, bool *has)
 	*has = w.found;
 	return err;
 }
+
+/* fq_codel's options as fq_codel_init() sets them: 5 ms target, 100 ms
+ * interval, 10240 packets, 1024 flows, ECN, batches of 64, 32 MiB, and no
+ * CE threshold. */
+static bool tc_fq_codel_stock(const struct nlattr *opts)
+{
+	static const uint32_t want[] = {
+		[TCA_FQ_CODEL_TARGET] = 5000, [TCA_FQ_CODEL_LIMIT] = 10240,
+		[TCA_FQ_CODEL_INTERVAL] = 100000, [TCA_FQ_CODEL_ECN] = 1,
+		[TCA_FQ_CODEL_FLOWS] = 1024, [TCA_FQ_CODEL_DROP_BATCH_SIZE] = 64,
+		[TCA_FQ_CODEL_MEMORY_LIMIT] = 32 << 20,
+	};
+	const struct nlattr *a;
+	uint16_t t;
+
+	if (!opts)
+		return false;
+	mnl_attr_for_each_nested(a, opts) {
+		t = mnl_attr_get_type(a);
+		if (t == TCA_FQ_CODEL_QUANTUM)
+			continue;
+		if (t >= sizeof(want) / sizeof(want[0]) || !want[t] ||
+		    mnl_attr_get_payload_len(a) < sizeof(uint32_t) ||
+		    mnl_attr_get_u32(a) != want[t])
+			return false;
+	}
+	return true;
+}
+
+static bool tc_qdisc_stock(const char *kind, const struct nlattr *opts)
+{
+	if (!strcmp(kind, "noqueue") || !strcmp(kind, "mq") || !strcmp(kind, "pfifo_fast"))
+		return true;
+	return !strcmp(kind, "fq_codel") && tc_fq_codel_stock(opts);
+}
+
+struct tc_qdiscs {
+	int ifindex;
+	struct xf_tc_qdisc *out;
+	int max, n;
+};
+
+static int tc_qdiscs_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	struct xf_tc_qdisc q = { .handle = t->tcm_handle, .parent = t->tcm_parent };
+	const struct nlattr *a, *opts = NULL;
+	struct tc_qdiscs *w = arg;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC || t->tcm_ifindex != w->ifindex)
+		return 0;
+	mnl_attr_for_each(a, nlh, sizeof(*t)) {
+		if (mnl_attr_get_type(a) == TCA_KIND &&
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+			strncpy(q.kind, mnl_attr_get_str(a), sizeof(q.kind) - 1);
+		else if (mnl_attr_get_type(a) == TCA_OPTIONS)
+			opts = a;
+	}
+	q.stock = tc_qdisc_stock(q.kind, opts);
+	/* clsact and ingress hold filters, not queues (xf_tc_filters). */
+	if (t->tcm_parent == TC_H_INGRESS)
+		return 0;
+	if (w->n < w->max)
+		w->out[w->n] = q;
+	w->n++;
+	return 0;
+}
+
+int xf_tc_qdiscs(struct xf_nl *nl, int ifindex, struct xf_tc_qdisc *out, int max)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETQDISC, NLM_F_DUMP);
+	struct tcmsg *t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+	struct tc_qdiscs w = { .ifindex = ifindex, .out = out, .max = max };
+	int err;
+
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	err = xf_nl_dump(nl, nlh, tc_qdiscs_cb, &w);
+	return err ? err : w.n;
+}

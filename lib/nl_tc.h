@@ -21,6 +21,24 @@ struct xf_tc_filter {
 int xf_tc_filters(struct xf_nl *nl, int ifindex, bool ingress,
 		  struct xf_tc_filter *out, int max);
 
+/* A qdisc of a device's egress. The kernel makes a device's default
+ * qdiscs (its root, and the children of a multiqueue root) with handle 0;
+ * every qdisc added with tc has another. */
+struct xf_tc_qdisc {
+	char kind[16];
+	uint32_t handle;
+	uint32_t parent;	/* TC_H_ROOT for the root */
+	/* A kind that only forwards in order, as the kernel's defaults do,
+	 * with the parameters a new one gets: noqueue, mq (its children
+	 * apart), pfifo_fast (which has none), fq_codel with its defaults
+	 * (its quantum, the device's MTU, aside). */
+	bool stock;
+};
+
+/* Up to max of ifindex's egress qdiscs (clsact and ingress aside) into
+ * out. Returns how many there are, or -errno. */
+int xf_tc_qdiscs(struct xf_nl *nl, int ifindex, struct xf_tc_qdisc *out, int max);
+
 /* Whether ifindex has a clsact qdisc (in *has): ask first, as adding one
  * where there is one makes the kernel answer with an extack error line.
  * 0/-errno. */

@@ -211,7 +211,7 @@ all_moved() {
 		# shellcheck disable=SC2086
 		run -0 --separate-stderr xr -j $cmd
 		assert_equal "$(wc -l <<<"$stderr")" 1
-		assert_regex "$stderr" '^Warning: the fast path on veth1, veth2 bypasses netfilter that was not there at its attach: '
+		assert_regex "$stderr" '^Warning: the fast path on veth1, veth2 bypasses what was not there at its attach: '
 		[[ $stderr == *"chain forward (hook forward, 2 rules, policy accept)"* ]] || fail "$stderr"
 		[[ $stderr == *"chain post (hook postrouting, 1 rule, policy accept)"* ]] || fail "$stderr"
 	done
@@ -228,13 +228,13 @@ all_moved() {
 	run -0 --separate-stderr xr route attach dev veth1 dev veth2 hook "$ANY_HOOK"
 	run -0 --separate-stderr xr route show
 	assert_equal "$stderr" ""
-	# NETFILTER, the last column, is "-" on both.
-	assert_line --index 0 --regexp ' NETFILTER$'
-	assert_line --index 1 --regexp '^veth1 .*  -$'
-	assert_line --index 2 --regexp '^veth2 .*  -$'
+	# NETFILTER and SKIPS, the last columns, are "-" on both.
+	assert_line --index 0 --regexp ' NETFILTER  SKIPS$'
+	assert_line --index 1 --regexp '^veth1 .*  -  +-$'
+	assert_line --index 2 --regexp '^veth2 .*  -  +-$'
 	in_r1 iptables-legacy -A FORWARD -j ACCEPT
 	run -0 --separate-stderr xr route show
-	assert_equal "$stderr" 'Warning: the fast path on veth1, veth2 bypasses netfilter that was not there at its attach: iptables-legacy table filter chain FORWARD (hook forward, 1 rule, policy accept); detach it, or attach it again with "netfilter bypass".'
+	assert_equal "$stderr" 'Warning: the fast path on veth1, veth2 bypasses what was not there at its attach: iptables-legacy table filter chain FORWARD (hook forward, 1 rule, policy accept); detach it, or attach it again with "netfilter bypass".'
 	xr route detach all
 	run -0 xr route attach dev veth1 dev veth2 hook "$ANY_HOOK" netfilter bypass
 	run -0 --separate-stderr xr route show

@@ -592,7 +592,7 @@ malformed() {
 	id=$(in_r1 bpftool -j net show dev veth2 |
 		jq -er '[.[].tc[] | select(.kind == "tcx/ingress")][0].prog_id')
 	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook tc
-	assert_equal "$stderr" "Error: veth2 runs xfwd's redirect on its tcx ingress (program $id), and route takes a tcx hook only alone; \"xfwd redirect del dev veth2 ingress all\" first, or hook xdp."
+	assert_equal "$stderr" "Error: veth2 runs xfwd's redirect on its tcx ingress (program $id), and route takes a tcx hook only alone; \"xfwd redirect del dev veth2 ingress all\" first."
 	run -0 in_r1 bpftool -j net show dev veth2
 	assert_output --partial "\"prog_id\":$id"
 	run -0 no_hooks veth1

@@ -18,6 +18,7 @@
 #include "internal.h"
 #include "nl_link.h"
 #include "nl_tc.h"
+#include "nl_xfrm.h"
 #include "probe.h"
 #include "redirect/redirect.h"
 #include "route/route.h"
@@ -28,6 +29,7 @@ const char *const xf_route_mode_words[] = { "native", "generic", NULL };
 const char *const xf_route_family_words[] = { "all", "inet", "inet6", NULL };
 const char *const xf_route_lookup_words[] = { "full", "direct", "flowtable", NULL };
 const char *const xf_route_netfilter_words[] = { "check", "bypass", NULL };
+const char *const xf_route_qdisc_words[] = { "check", "bypass", NULL };
 
 struct rt_dev {
 	const char *name;
@@ -52,6 +54,17 @@ static int rt_check_foreign(struct xf_nl *nl, const struct rt_dev *d)
 	int n, fd;
 
 	if (d->hook == XF_HOOK_XDP) {
+		struct xf_route_skip s[1];
+		char one[256];
+
+		/* XDP runs before tc ingress: what is there would never see
+		 * a packet the fast path forwards. */
+		if (rt_skip_ingress(nl, d->carrier, 0, s, 1) > 0) {
+			fprintf(stderr, "Error: hook xdp would bypass the tc ingress of %s: %s; "
+				"remove it first.\n", d->cl.name,
+				rt_skip_describe(&s[0], one, sizeof(one)));
+			return -EBUSY;
+		}
 		id = d->cl.xdp.prog_id ?: d->cl.xdp.drv_id ?: d->cl.xdp.skb_id;
 		/* An xfwd chain is ours: route joins it. */
 		fd = xf_chain_link_fd(d->carrier);
@@ -83,7 +96,7 @@ static int rt_check_foreign(struct xf_nl *nl, const struct rt_dev *d)
 		 * else runs, as for any other program. */
 		fprintf(stderr, "Error: %s runs xfwd's redirect on its tcx ingress (program %u), "
 			"and route takes a tcx hook only alone; \"xfwd redirect del dev %s "
-			"ingress all\" first, or hook xdp.\n", d->cl.name, id, d->cl.name);
+			"ingress all\" first.\n", d->cl.name, id, d->cl.name);
 		return -EBUSY;
 	}
 	memset(&info, 0, sizeof(info));
@@ -167,6 +180,7 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		    (o->family & XF_RTIF_INET6 ? XF_RTIF_WANT_INET6 : 0) |
 		    (auto_hook ? XF_RTIF_AUTO : 0) | rt_rp_filter_flags(key) |
 		    (o->nf_bypass ? XF_RTIF_NF_BYPASS : 0) |
+		    (o->qdisc_bypass ? XF_RTIF_QDISC_BYPASS : 0) |
 		    (d->carrier != d->l.ifindex ? XF_RTIF_VLAN : 0) |
 		    (rt_xdp_xmit_ok(tx, xf_xdp_features_reported()) ? XF_RTIF_XDP_XMIT : 0);
 	rt_family_flags(&cfg.flags);
@@ -338,6 +352,94 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	return 0;
 }
 
+/* IPsec: the XF_KCTX build passes every forwarded packet while the
+ * namespace has xfrm policies or states (route_path.h); the other build
+ * cannot see them, and refuses where there are any. */
+static int rt_check_xfrm(struct xf_inst *in, const struct xf_route_attach_opts *o)
+{
+	struct xf_route_skip s[XF_ROUTE_SKIP_MAX];
+	char line[1024] = "";
+	struct xf_xfrm_set x;
+	int n, named = 0;
+
+	if (rt_inst_kctx(in))
+		return 0;
+	xf_xfrm_scan(&x);
+	if (x.unread[0]) {
+		fprintf(stderr, "Error: cannot tell whether IPsec (xfrm) acts on the forwarding "
+			"path (%s).\n", x.unread);
+		xf_xfrm_free(&x);
+		return -EPERM;
+	}
+	n = rt_skip_xfrm(&x, (o->family & XF_RTIF_INET ? XF_RTIF_WANT_INET : 0) |
+			 (o->family & XF_RTIF_INET6 ? XF_RTIF_WANT_INET6 : 0), s, XF_ROUTE_SKIP_MAX);
+	xf_xfrm_free(&x);
+	if (!n)
+		return 0;
+	rt_skip_line(line, sizeof(line), s, n < XF_ROUTE_SKIP_MAX ? n : XF_ROUTE_SKIP_MAX, &named);
+	fprintf(stderr, "Error: the fast path would bypass IPsec: %s%s; this kernel's build of "
+		"it cannot see xfrm (that needs bpf_cast_to_kern_ctx(), Linux 6.2, and "
+		"CAP_PERFMON), so leave this namespace to the kernel's forwarding.\n", line,
+		n > named ? "; and more" : "");
+	return -EPERM;
+}
+
+/* hook xdp redirects around the egress queueing of the set's other
+ * devices. Refuse where this command would make an XDP member skip some,
+ * unless "qdisc bypass": its own XDP members skip the other members',
+ * XDP members attached earlier without the keyword skip its new ones'. */
+static int rt_check_egress(struct xf_nl *nl, struct xf_inst *in, const struct rt_dev *d, int n,
+			   const struct xf_route_attach_opts *o)
+{
+	int ifx[RT_MAX_PINNED], npin, i, j, ns = 0, named = 0, fd, new_xdp = 0, old_xdp = 0;
+	struct xf_route_skip s[XF_ROUTE_SKIP_MAX];
+	int old_xdp_if = 0, new_xdp_if = 0;
+	struct xf_route_ifcfg cfg;
+	char line[1024] = "";
+	uint32_t key;
+	bool new;
+
+	if (o->qdisc_bypass)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (d[i].hook == XF_HOOK_XDP && !new_xdp++)
+			new_xdp_if = d[i].l.ifindex;
+	npin = rt_pinned_ifindexes(ifx, RT_MAX_PINNED);
+	for (i = 0; i < npin; i++) {
+		key = ifx[i];
+		fd = rt_link_open(ifx[i]);
+		if (fd < 0)
+			continue;
+		if (rt_on_xdp_link(fd) && !bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &cfg) &&
+		    !(cfg.flags & XF_RTIF_QDISC_BYPASS) && !old_xdp++)
+			old_xdp_if = ifx[i];
+		close(fd);
+	}
+	/* Each device of the set after the command, the new ones first: its
+	 * egress counts where an XDP member other than itself would skip it. */
+	for (i = 0; i < n + npin; i++) {
+		new = i < n;
+		key = new ? d[i].l.ifindex : ifx[i - n];
+		for (j = 0; !new && j < n && (uint32_t)d[j].l.ifindex != key; j++)
+			;
+		if (!new && j < n)
+			continue;	/* a member named again */
+		if (!(new_xdp > 1 || (new_xdp && new_xdp_if != (int)key) ||
+		      (new && (old_xdp > 1 || (old_xdp && old_xdp_if != (int)key)))))
+			continue;
+		ns += rt_skip_egress(nl, key, s + (ns < XF_ROUTE_SKIP_MAX ? ns : 0),
+				     ns < XF_ROUTE_SKIP_MAX ? XF_ROUTE_SKIP_MAX - ns : 0);
+	}
+	if (!ns)
+		return 0;
+	rt_skip_line(line, sizeof(line), s, ns < XF_ROUTE_SKIP_MAX ? ns : XF_ROUTE_SKIP_MAX,
+		     &named);
+	fprintf(stderr, "Error: hook xdp would bypass egress queueing: %s%s; use hook tc, which "
+		"keeps it, or \"qdisc bypass\" to bypass it knowingly.\n", line,
+		ns > named ? "; and more" : "");
+	return -EPERM;
+}
+
 int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		    const struct xf_route_attach_opts *o)
 {
@@ -393,6 +495,13 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	err = xf_inst_get(&in, &rt_inst_desc);
 	if (err)
 		return err;
+	err = rt_check_xfrm(&in, o) ?: rt_check_egress(nl, &in, d, n, o);
+	if (err) {
+		if (in.created)
+			xf_inst_remove(&in);
+		xf_inst_close(&in);
+		return err;
+	}
 	rt_chain_keep(&keep);
 	for (i = 0; i < n; i++) {
 		err = rt_attach_one(nl, &in, &d[i], o, o->hook == XF_HOOK_AUTO, &keep);

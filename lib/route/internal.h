@@ -5,10 +5,11 @@
  * their calls form a DAG (test/layers.bats checks it with scripts/layers,
  * from the object files' symbols, against the lines below):
  *   0: inst.c link.c sysctl.c features.c flowtable.c offload.c netfilter.c
- *   1: vlan.c join.c fast.c get.c show.c
- *   2: ifcfg.c
- *   3: refresh.c
- *   4: attach.c detach.c
+ *   1: vlan.c join.c fast.c get.c skips.c
+ *   2: show.c
+ *   3: ifcfg.c
+ *   4: refresh.c
+ *   5: attach.c detach.c
  * inst.c the instance: its maps and programs, the object it loads, the
  *	counters' slots.
  * link.c the members' link pins, and where a link runs (a VLAN device's
@@ -22,6 +23,8 @@
  * join.c route as the member "route" of an interface's XDP chain.
  * fast.c the fast path's shortcuts and the namespace's address tables.
  * get.c route get; show.c route show and stats reset.
+ * skips.c what else than netfilter the fast path would skip: xfrm, and
+ *	on hook xdp egress queueing and tc ingress.
  * ifcfg.c a member's xf_rt_ifcfg entry and its copies.
  * refresh.c rt_refresh() and route refresh.
  * attach.c route attach; detach.c route detach and gc's sweep. */
@@ -136,17 +139,45 @@ int rt_nf_refuse(const char *const *devs, int n, uint32_t rtif_flags);
 int rt_nf_ack(int ifindex, const char *dev, uint32_t rtif_flags);
 /* Fill ri->nf, nnf and nf_unread from the scan s. */
 void rt_nf_member(const struct xf_nf_set *s, struct xf_route_iface *ri);
-/* The Warning of xf_route_list: the chains members bypass that the
- * operator did not accept, gathered over the members, printed once. */
-struct rt_nf_warn {
-	char chains[640];
+
+/* skips.c: xfrm, egress queueing and tc ingress, which the fast path
+ * skips. Each fills out[0..max) and returns how many it found. */
+struct xf_xfrm_set;
+/* What a packet redirected by XDP into ifindex skips of its egress: the
+ * qdiscs that are not the kernel's defaults and the tc egress filters and
+ * programs, of ifindex and, for a VLAN device, of its parent. */
+int rt_skip_egress(struct xf_nl *nl, int ifindex, struct xf_route_skip *out, int max);
+/* The tc ingress filters and tcx programs of carrier but the program
+ * except (route's own on hook tc): XDP runs before them all, and a packet
+ * route redirects from tcx never reaches the filters after it. */
+int rt_skip_ingress(struct xf_nl *nl, int carrier, uint32_t except, struct xf_route_skip *out,
+		    int max);
+/* The xfrm state of x that forwarded traffic of a member with these
+ * XF_RTIF_* flags would meet. */
+int rt_skip_xfrm(const struct xf_xfrm_set *x, uint32_t rtif_flags, struct xf_route_skip *out,
+		 int max);
+/* "qdisc tbf 8001: root on veth2", "xfrm dir fwd ... block". */
+const char *rt_skip_describe(const struct xf_route_skip *s, char *buf, size_t len);
+/* Append s[0..n)'s descriptions not in line yet to line ("; " between),
+ * counting each in *named, of which only the first few are written. */
+void rt_skip_line(char *line, size_t len, const struct xf_route_skip *s, int n, int *named);
+/* The Warning of xf_route_list: what members skip (netfilter too) that
+ * the operator did not accept and the program does not pass, gathered
+ * over the members, printed once. */
+struct rt_skip_warn {
+	char what[640];
 	char devs[160];
 	int n;
+	bool nf, qdisc;		/* "netfilter bypass", "qdisc bypass" would
+				 * accept some */
 };
-void rt_nf_warn_add(struct rt_nf_warn *w, const struct xf_route_iface *ri);
-void rt_nf_warn_print(const struct rt_nf_warn *w);
+void rt_skip_warn_add(struct rt_skip_warn *w, const struct xf_route_iface *ri);
+void rt_skip_warn_print(const struct rt_skip_warn *w);
 
 /* vlan.c: the VLAN map, xf_rt_vlan, and its copy xf_rt_vlc. */
+/* Whether the instance's programs read kernel state (the XF_KCTX build:
+ * its xf_route_genid reads the namespace's rt_genid). */
+bool rt_inst_kctx(struct xf_inst *in);
 /* Rewrite xf_rt_vlan from the kernel's view of members[0..n): only what
  * is exact now is left in it (nl NULL: nothing). 0/-errno. */
 int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, int n);

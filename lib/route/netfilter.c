@@ -172,34 +172,3 @@ void rt_nf_member(const struct xf_nf_set *s, struct xf_route_iface *ri)
 	if (f)
 		fclose(f);
 }
-
-void rt_nf_warn_add(struct rt_nf_warn *w, const struct xf_route_iface *ri)
-{
-	char one[256], *c = w->chains;
-	size_t len = sizeof(w->chains);
-	bool any = false;
-	int i;
-
-	for (i = 0; i < ri->nnf && i < XF_ROUTE_NF_MAX; i++) {
-		if (ri->nf[i].acked)
-			continue;
-		any = true;
-		xf_nf_describe(&ri->nf[i].c, one, sizeof(one));
-		if (strstr(c, one))
-			continue;
-		if (w->n++ < RT_NF_NAMED)
-			snprintf(c + strlen(c), len - strlen(c), "%s%s", *c ? "; " : "", one);
-	}
-	if (any)
-		snprintf(w->devs + strlen(w->devs), sizeof(w->devs) - strlen(w->devs), "%s%s",
-			 w->devs[0] ? ", " : "", ri->name);
-}
-
-void rt_nf_warn_print(const struct rt_nf_warn *w)
-{
-	if (!w->n)
-		return;
-	fprintf(stderr, "Warning: the fast path on %s bypasses netfilter that was not there "
-		"at its attach: %s%s; detach it, or attach it again with \"netfilter "
-		"bypass\".\n", w->devs, w->chains, w->n > RT_NF_NAMED ? "; and more" : "");
-}

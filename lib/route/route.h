@@ -27,6 +27,9 @@ struct xf_probe;
 #define XF_RTIF_NF_BYPASS (1U << 19)
 /* lookup flowtable: the member runs xf_route_flow (route_flow.bpf.c). */
 #define XF_RTIF_FLOWTABLE (1U << 20)
+/* Attached with "qdisc bypass": the operator knows that hook xdp skips the
+ * set's egress queueing (lib/route/skips.c). */
+#define XF_RTIF_QDISC_BYPASS (1U << 21)
 
 /* On hook xdp, route is the member "route" of the interface's XDP chain,
  * with this run priority: after the members of libxdp's default (50), so
@@ -43,6 +46,8 @@ extern const char *const xf_route_mode_words[];
 extern const char *const xf_route_family_words[];
 extern const char *const xf_route_lookup_words[];
 extern const char *const xf_route_netfilter_words[];
+/* qdisc check, bypass. */
+extern const char *const xf_route_qdisc_words[];
 
 struct xf_route_attach_opts {
 	enum xf_hook hook;
@@ -55,7 +60,31 @@ struct xf_route_attach_opts {
 	bool flowtable;
 	bool force;		/* -force: attach despite a peer's checksum offload */
 	bool nf_bypass;		/* netfilter bypass: attach where netfilter acts */
+	/* qdisc bypass: hook xdp where the set's egress has queueing or tc
+	 * egress programs of its own, which XDP's redirect skips. */
+	bool qdisc_bypass;
 };
+
+/* What else than netfilter a member's forwarded packets would skip. */
+enum xf_route_skip_kind {
+	XF_SKIP_XFRM,		/* an IPsec policy, default policy or state */
+	XF_SKIP_QDISC,		/* hook xdp: a qdisc that is not the default */
+	XF_SKIP_TC_EGRESS,	/* hook xdp: a tc egress filter or program */
+	XF_SKIP_TC_INGRESS,	/* hook xdp: a tc ingress filter or program */
+};
+struct xf_route_skip {
+	enum xf_route_skip_kind kind;
+	int ifindex;		/* the device it is on; 0 for xfrm */
+	char dev[IF_NAMESIZE];	/* its name, "" for xfrm */
+	char what[160];		/* "qdisc tbf 8001: root", "dir fwd ... block" */
+	uint32_t prog_id;	/* a tcx program's, else 0 */
+	bool acked;		/* the operator's "qdisc bypass" accepted it */
+	bool passed;		/* the program passes what it would meet (xfrm,
+				 * where the build reads the policy counts) */
+};
+#define XF_ROUTE_SKIP_MAX 8
+/* "xfrm", "qdisc", "tc egress", "tc ingress". */
+const char *xf_route_skip_kind_name(enum xf_route_skip_kind k);
 
 /* A netfilter chain a member bypasses now, and whether the operator knew
  * of it: it was there, as it is, when the member was attached with
@@ -96,6 +125,10 @@ struct xf_route_iface {
 	struct xf_route_nf nf[XF_ROUTE_NF_MAX];
 	int nnf;
 	const char *nf_unread;
+	/* The rest it skips now: skip[0..min(nskip, XF_ROUTE_SKIP_MAX)). */
+	struct xf_route_skip skip[XF_ROUTE_SKIP_MAX];
+	int nskip;
+	const char *skip_unread;	/* what could not be read, or "" */
 };
 /* Zero the counters of ifindex (every reason, every CPU). 0/-errno. */
 int xf_route_stats_reset(int ifindex);

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "nl_link.h"
+#include "nl_xfrm.h"
 #include "probe.h"
 #include "route/route.h"
 #include "internal.h"
@@ -115,17 +116,66 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 		ri->why = "the link is not in the kernel any more";
 }
 
-/* xf_route_list, and the chains that members bypass unaccepted into w
- * when w is not NULL. */
+/* The set's egress queueing, which an XDP member's packets skip: of
+ * every member, into out[0..max). Returns how many. */
+static int rt_set_egress(struct xf_nl *nl, const int *ifx, int n, struct xf_route_skip *out,
+			 int max)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += rt_skip_egress(nl, ifx[i], out + (k < max ? k : 0), k < max ? max - k : 0);
+	return k;
+}
+
+/* What ri skips beyond netfilter: x's xfrm (which the kctx build passes),
+ * on hook xdp the set's egress eg[0..neg), and the tc ingress of its own
+ * device (on hook tc the filters after route's program). */
+static void rt_member_skips(struct xf_nl *nl, struct xf_route_iface *ri,
+			    const struct xf_xfrm_set *x, bool kctx,
+			    const struct xf_route_skip *eg, int neg)
+{
+	int i, k, carrier;
+
+	ri->skip_unread = x->unread;
+	k = rt_skip_xfrm(x, ri->flags, ri->skip, XF_ROUTE_SKIP_MAX);
+	for (i = 0; i < k && i < XF_ROUTE_SKIP_MAX; i++)
+		ri->skip[i].passed = kctx;
+	if (!ri->name[0]) {
+		ri->nskip = k;
+		return;
+	}
+	/* Its own egress takes only hairpins, which the program passes. */
+	for (i = 0; ri->hook == XF_HOOK_XDP && i < neg; i++) {
+		if (eg[i].ifindex == ri->ifindex || eg[i].ifindex == ri->vlan.parent)
+			continue;
+		if (k < XF_ROUTE_SKIP_MAX) {
+			ri->skip[k] = eg[i];
+			ri->skip[k].acked = ri->flags & XF_RTIF_QDISC_BYPASS;
+		}
+		k++;
+	}
+	carrier = ri->vlan.parent ?: ri->ifindex;
+	k += rt_skip_ingress(nl, carrier, ri->hook == XF_HOOK_TC ? ri->prog_id : 0,
+			     ri->skip + (k < XF_ROUTE_SKIP_MAX ? k : 0),
+			     k < XF_ROUTE_SKIP_MAX ? XF_ROUTE_SKIP_MAX - k : 0);
+	ri->nskip = k;
+}
+
+/* xf_route_list, and what members bypass unaccepted into w when w is not
+ * NULL. */
 static int rt_list(struct xf_nl *nl, int ifindex,
 		   int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg,
-		   struct rt_nf_warn *w)
+		   struct rt_skip_warn *w)
 {
-	int ifx[RT_MAX_PINNED], n, i, err = 0;
+	int ifx[RT_MAX_PINNED], n, i, neg = 0, err = 0;
+	struct xf_route_skip eg[XF_ROUTE_SKIP_MAX];
 	struct xf_route_iface *ri;
 	struct xf_nf_set nf = { 0 };
+	struct xf_xfrm_set x = { 0 };
 	struct xf_inst in;
 	uint64_t *percpu;
+	bool kctx = false, xdp = false;
 
 	ri = malloc(sizeof(*ri));
 	percpu = calloc((size_t)XF_RR_MAX * xf_ncpus() * 2, sizeof(*percpu));
@@ -140,21 +190,38 @@ static int rt_list(struct xf_nl *nl, int ifindex,
 		/* Links without an instance cannot be: report them anyway. */
 		for (i = 0; i < RT_NFDS; i++)
 			in.fd[i] = -1;
+	} else if (n) {
+		kctx = rt_inst_kctx(&in);
 	}
-	/* Netfilter is read once for every member; what cannot be read
-	 * shows in each member's nf_unread. */
+	/* Netfilter and xfrm are read once for every member; what cannot be
+	 * read shows in each member's nf_unread and skip_unread. */
 	if (n && xf_nf_scan(&nf))
 		snprintf(nf.unread, sizeof(nf.unread), "%s", strerror(ENOMEM));
+	if (n && xf_xfrm_scan(&x))
+		snprintf(x.unread, sizeof(x.unread), "%s", strerror(ENOMEM));
+	for (i = 0; i < n && !xdp; i++) {
+		int fd = rt_link_open(ifx[i]);
+
+		xdp = fd >= 0 && rt_on_xdp_link(fd);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (xdp)
+		neg = rt_set_egress(nl, ifx, n, eg, XF_ROUTE_SKIP_MAX);
+	if (neg > XF_ROUTE_SKIP_MAX)
+		neg = XF_ROUTE_SKIP_MAX;
 	for (i = 0; i < n && !err; i++) {
 		if (ifindex && ifx[i] != ifindex)
 			continue;
 		rt_describe(nl, &in, ifx[i], ri, percpu);
 		rt_nf_member(&nf, ri);
+		rt_member_skips(nl, ri, &x, kctx, eg, neg);
 		if (w)
-			rt_nf_warn_add(w, ri);
+			rt_skip_warn_add(w, ri);
 		err = cb(ri, arg);
 	}
 	xf_nf_free(&nf);
+	xf_xfrm_free(&x);
 	xf_inst_close(&in);
 	free(ri);
 	free(percpu);
@@ -177,12 +244,12 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
 int xf_route_list_warn(struct xf_nl *nl, int ifindex,
 		       int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg)
 {
-	struct rt_nf_warn w = { 0 };
+	struct rt_skip_warn w = { 0 };
 	int err;
 
 	err = rt_list(nl, ifindex, cb, arg, &w);
 	if (!err)
-		rt_nf_warn_print(&w);
+		rt_skip_warn_print(&w);
 	return err;
 }
 

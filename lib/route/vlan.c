@@ -88,6 +88,13 @@ static int rt_vlan_rtgen(struct xf_inst *in, uint32_t *gen)
 	return 0;
 }
 
+bool rt_inst_kctx(struct xf_inst *in)
+{
+	uint32_t gen;
+
+	return !rt_vlan_rtgen(in, &gen);
+}
+
 /* key's slot of the direct-mapped copy xf_rt_vlc made to hold v (NULL:
  * to hold no key, where it holds key). Each write changes either the key
  * or the values, never both, so that a packet reading the values and then

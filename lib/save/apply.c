@@ -62,7 +62,8 @@ static int sv_attach(struct sv_apply *ap, const struct xf_save_route *r)
 {
 	const struct xf_route_attach_opts o = {
 		.hook = r->hook, .mode = r->mode, .family = r->family, .direct = r->direct,
-		.flowtable = r->flowtable, .nf_bypass = r->nf_bypass, .force = ap->force,
+		.flowtable = r->flowtable, .nf_bypass = r->nf_bypass,
+		.qdisc_bypass = r->qdisc_bypass, .force = ap->force,
 	};
 	const char *dev = r->dev;
 

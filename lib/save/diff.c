@@ -52,7 +52,7 @@ static bool sv_route_eq(const void *va, const void *vb)
 
 	return a->hook == b->hook && a->mode == b->mode && a->family == b->family &&
 	       a->direct == b->direct && a->flowtable == b->flowtable &&
-	       a->nf_bypass == b->nf_bypass;
+	       a->nf_bypass == b->nf_bypass && a->qdisc_bypass == b->qdisc_bypass;
 }
 
 static bool sv_member_eq(const struct xf_save_member *a, const struct xf_save_member *b)

@@ -9,7 +9,8 @@
  *                             { "name", "prog", "object", "sha256",
  *                               "on": { VERDICT: "next"|"stop"|"goto NAME" } } ] } ],
  *   "redirect": [ { "dev", "direction", "match"?, "to", "mode", "via"?, "hook" } ],
- *   "route": [ { "dev", "hook", "mode"?, "family", "lookup", "netfilter" } ],
+ *   "route": [ { "dev", "hook", "mode"?, "family", "lookup", "netfilter",
+ *                "qdisc"? } ],  (qdisc: "bypass" only; absent is "check")
  *   (lookup: "full", "direct" or "flowtable")
  *   "version": 1
  * }
@@ -72,6 +73,8 @@ static json_t *sv_route_json(const struct xf_save_route *r)
 	      sv_set(o, "lookup", json_string(xf_route_lookup_words[r->direct ? 1 :
 								   r->flowtable ? 2 : 0])) ?:
 	      sv_set(o, "netfilter", json_string(xf_route_netfilter_words[r->nf_bypass]));
+	if (!err && r->qdisc_bypass)
+		err = sv_set(o, "qdisc", json_string(xf_route_qdisc_words[1]));
 	return sv_done(o, err);
 }
 
@@ -303,10 +306,10 @@ static int sv_route_parse(struct sv_parse *p, json_t *o, int i, void *elem)
 {
 	struct xf_save_route *r = elem;
 	static const char *const keys[] = { "dev", "hook", "mode", "family", "lookup",
-					    "netfilter", NULL };
-	int h, m = 0, f, l, nf, err;
-	char mode[16];
-	bool has_mode;
+					    "netfilter", "qdisc", NULL };
+	int h, m = 0, f, l, nf, q = 0, err;
+	char mode[16], qdisc[16];
+	bool has_mode, has_qdisc;
 
 	sv_at(p, "route", i, NULL);
 	err = sv_keys(p, o, keys) ?:
@@ -315,7 +318,10 @@ static int sv_route_parse(struct sv_parse *p, json_t *o, int i, void *elem)
 	      sv_str(p, o, "route", i, "mode", mode, sizeof(mode), true, &has_mode) ?:
 	      sv_word(p, o, "route", i, "family", xf_route_family_words, &f) ?:
 	      sv_word(p, o, "route", i, "lookup", xf_route_lookup_words, &l) ?:
-	      sv_word(p, o, "route", i, "netfilter", xf_route_netfilter_words, &nf);
+	      sv_word(p, o, "route", i, "netfilter", xf_route_netfilter_words, &nf) ?:
+	      sv_str(p, o, "route", i, "qdisc", qdisc, sizeof(qdisc), true, &has_qdisc);
+	if (!err && has_qdisc)
+		err = sv_word(p, o, "route", i, "qdisc", xf_route_qdisc_words, &q);
 	if (err)
 		return err;
 	if (has_mode) {
@@ -335,6 +341,7 @@ static int sv_route_parse(struct sv_parse *p, json_t *o, int i, void *elem)
 	r->direct = l == 1;
 	r->flowtable = l == 2;
 	r->nf_bypass = nf == 1;
+	r->qdisc_bypass = q == 1;
 	return 0;
 }
 

@@ -35,6 +35,7 @@ struct xf_save_route {
 	bool direct;
 	bool flowtable;			/* lookup flowtable */
 	bool nf_bypass;
+	bool qdisc_bypass;
 };
 
 /* A chain member. Built-in members (route, redirect) come and go with

@@ -69,6 +69,7 @@ static int sv_route_cb(const struct xf_route_iface *ri, void *arg)
 	sr->direct = ri->flags & XF_RTIF_DIRECT;
 	sr->flowtable = ri->flags & XF_RTIF_FLOWTABLE;
 	sr->nf_bypass = ri->flags & XF_RTIF_NF_BYPASS;
+	sr->qdisc_bypass = ri->flags & XF_RTIF_QDISC_BYPASS;
 	return 0;
 }
 
