@@ -114,7 +114,7 @@ comp() {
 	comp "xfwd route get 198.18.0.1 "
 	assert_equal "$REPLY" "dport from iif len proto sport ttl vlan"
 	comp "xfwd ro att dev veth1 "
-	assert_equal "$REPLY" "dev family hook lookup mode netfilter"
+	assert_equal "$REPLY" "dev family hook lookup mode netfilter qdisc"
 	comp "xfwd stats show "
 	assert_equal "$REPLY" "chain dev redirect route"
 	comp "xfwd chain prof dev lo "

@@ -54,7 +54,7 @@ json() {
 	run -0 xfwd -n "$XF_NS_R1" route attach dev veth1 dev veth2
 	json route show
 	run -0 jq -r '.interfaces[0] | keys_unsorted | join(" ")' <<<"$output"
-	assert_output "dev ifindex hook mode family lookup prog_id forwarded forwarded_bytes passed passed_bytes why netfilter pass_reasons"
+	assert_output "dev ifindex hook mode family lookup prog_id forwarded forwarded_bytes passed passed_bytes why netfilter skips pass_reasons"
 	json route show dev veth2
 	jq -e '.interfaces | length == 1 and (.[0].forwarded | type == "number")' <<<"$output"
 	json route get "$XF_H2_IP4" iif veth1 ttl 1

@@ -14,11 +14,12 @@ bats_require_minimum_version 1.8.2
 load helpers/reliability
 
 # The state: route hook xdp on veth1 (in a chain with two members of the
-# operator's, one with a goto), hook tc on veth2 (IPv4, lookup direct) and
-# a redirect rule on veth2's egress.
+# operator's, one with a goto; "qdisc bypass", as its packets skip the
+# redirect's program on veth2's egress), hook tc on veth2 (IPv4, lookup
+# direct) and a redirect rule on veth2's egress.
 build_state() {
 	xdp_ready
-	xt route attach dev veth1 hook xdp
+	xt route attach dev veth1 hook xdp qdisc bypass
 	xt route attach dev veth2 hook tc family inet lookup direct
 	xt chain add dev veth1 obj "$PROGS/pass.bpf.o" name p1 first
 	xt chain add dev veth1 obj "$PROGS/count.bpf.o" name c1 first on drop goto p1

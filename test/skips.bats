@@ -302,3 +302,48 @@ qdisc_or_skip() {
 	run -1 ping6 3 "$XF_H2_IP6" -q
 	assert_equal "$(ctr veth1 xfrm)" 3
 }
+
+# esp_tunnel: the kernel's IPsec from r1 to h2 for h1 -> h2 (ESP in tunnel
+# mode, a static key): r1 encrypts, h2 decrypts and takes nothing in
+# plaintext from h1's prefix (a policy with a required template).
+esp_tunnel() {
+	local key=0x0123456789abcdef0123456789abcdef01234567 ns alg
+	alg=(aead 'rfc4106(gcm(aes))' "$key" 128)
+	for ns in "$XF_NS_R1" "$XF_NS_H2"; do
+		ip -n "$ns" xfrm state add src "$XF_R1_IP4B" dst "$XF_H2_IP4" proto esp \
+			spi 0x4242 reqid 7 mode tunnel "${alg[@]}" ||
+			skip "this kernel has no ESP with rfc4106(gcm(aes))"
+	done
+	in_r1 ip xfrm policy add src 198.18.1.0/24 dst 198.18.2.0/24 dir out \
+		tmpl src "$XF_R1_IP4B" dst "$XF_H2_IP4" proto esp reqid 7 mode tunnel
+	in_h2 ip xfrm policy add src 198.18.1.0/24 dst 198.18.2.0/24 dir in \
+		tmpl src "$XF_R1_IP4B" dst "$XF_H2_IP4" proto esp reqid 7 mode tunnel
+}
+
+# esp_in: packets h2's security association has decrypted.
+esp_in() {
+	in_h2 ip -s xfrm state list | awk '/lifetime current:/ { getline
+		sub(/\(packets\)/, "", $2); print $2; f = 1; exit } END { exit !f }'
+}
+
+# bats test_tags=guest
+@test "xfrm: a real ESP tunnel r1 -> h2: h2 decrypts every ping and sees none in plaintext, kernel and both hooks" {
+	local hook n0 n1
+	warm_up
+	esp_tunnel
+	n0=$(esp_in)
+	run -0 ping4 3 "$XF_H2_IP4" -q
+	n1=$(esp_in)
+	assert_equal "$((n1 - n0))" 3
+	for hook in xdp tc; do
+		if no_tcx $hook; then continue; fi
+		xfrm_attach $hook || continue
+		n0=$n1
+		run -0 ping4 3 "$XF_H2_IP4" -q
+		n1=$(esp_in)
+		assert_equal "$((n1 - n0))" 3
+		assert_equal "$(ctr veth1 forwarded)" 0
+		ctr_ge veth1 xfrm 3 || fail "xfrm passes: $(ctr veth1 xfrm)"
+		run -0 xr route detach all
+	done
+}

@@ -59,7 +59,13 @@ static int rt_check_foreign(struct xf_nl *nl, const struct rt_dev *d)
 
 		/* XDP runs before tc ingress: what is there would never see
 		 * a packet the fast path forwards. */
-		if (rt_skip_ingress(nl, d->carrier, 0, s, 1) > 0) {
+		n = rt_skip_ingress(nl, d->carrier, 0, s, 1);
+		if (n < 0) {
+			fprintf(stderr, "Error: cannot read the tc ingress of %s: %s.\n",
+				d->cl.name, strerror(-n));
+			return n;
+		}
+		if (n > 0) {
 			fprintf(stderr, "Error: hook xdp would bypass the tc ingress of %s: %s; "
 				"remove it first.\n", d->cl.name,
 				rt_skip_describe(&s[0], one, sizeof(one)));
@@ -391,7 +397,7 @@ static int rt_check_xfrm(struct xf_inst *in, const struct xf_route_attach_opts *
 static int rt_check_egress(struct xf_nl *nl, struct xf_inst *in, const struct rt_dev *d, int n,
 			   const struct xf_route_attach_opts *o)
 {
-	int ifx[RT_MAX_PINNED], npin, i, j, ns = 0, named = 0, fd, new_xdp = 0, old_xdp = 0;
+	int ifx[RT_MAX_PINNED], npin, i, j, k, ns = 0, named = 0, fd, new_xdp = 0, old_xdp = 0;
 	struct xf_route_skip s[XF_ROUTE_SKIP_MAX];
 	int old_xdp_if = 0, new_xdp_if = 0;
 	struct xf_route_ifcfg cfg;
@@ -427,8 +433,14 @@ static int rt_check_egress(struct xf_nl *nl, struct xf_inst *in, const struct rt
 		if (!(new_xdp > 1 || (new_xdp && new_xdp_if != (int)key) ||
 		      (new && (old_xdp > 1 || (old_xdp && old_xdp_if != (int)key)))))
 			continue;
-		ns += rt_skip_egress(nl, key, s + (ns < XF_ROUTE_SKIP_MAX ? ns : 0),
-				     ns < XF_ROUTE_SKIP_MAX ? XF_ROUTE_SKIP_MAX - ns : 0);
+		k = rt_skip_egress(nl, key, s + (ns < XF_ROUTE_SKIP_MAX ? ns : 0),
+				   ns < XF_ROUTE_SKIP_MAX ? XF_ROUTE_SKIP_MAX - ns : 0);
+		if (k < 0) {
+			fprintf(stderr, "Error: cannot read the egress queueing of ifindex %u: "
+				"%s.\n", key, strerror(-k));
+			return k;
+		}
+		ns += k;
 	}
 	if (!ns)
 		return 0;

@@ -141,7 +141,8 @@ int rt_nf_ack(int ifindex, const char *dev, uint32_t rtif_flags);
 void rt_nf_member(const struct xf_nf_set *s, struct xf_route_iface *ri);
 
 /* skips.c: xfrm, egress queueing and tc ingress, which the fast path
- * skips. Each fills out[0..max) and returns how many it found. */
+ * skips. Each fills out[0..max) and returns how many it found, or -errno
+ * where the kernel would not tell (-EPERM without CAP_NET_ADMIN). */
 struct xf_xfrm_set;
 /* What a packet redirected by XDP into ifindex skips of its egress: the
  * qdiscs that are not the kernel's defaults and the tc egress filters and

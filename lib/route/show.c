@@ -122,9 +122,14 @@ static int rt_set_egress(struct xf_nl *nl, const int *ifx, int n, struct xf_rout
 			 int max)
 {
 	int i, k = 0;
+	int r;
 
-	for (i = 0; i < n; i++)
-		k += rt_skip_egress(nl, ifx[i], out + (k < max ? k : 0), k < max ? max - k : 0);
+	for (i = 0; i < n; i++) {
+		r = rt_skip_egress(nl, ifx[i], out + (k < max ? k : 0), k < max ? max - k : 0);
+		if (r < 0)
+			return r;
+		k += r;
+	}
 	return k;
 }
 
@@ -156,9 +161,13 @@ static void rt_member_skips(struct xf_nl *nl, struct xf_route_iface *ri,
 		k++;
 	}
 	carrier = ri->vlan.parent ?: ri->ifindex;
-	k += rt_skip_ingress(nl, carrier, ri->hook == XF_HOOK_TC ? ri->prog_id : 0,
-			     ri->skip + (k < XF_ROUTE_SKIP_MAX ? k : 0),
-			     k < XF_ROUTE_SKIP_MAX ? XF_ROUTE_SKIP_MAX - k : 0);
+	i = rt_skip_ingress(nl, carrier, ri->hook == XF_HOOK_TC ? ri->prog_id : 0,
+			    ri->skip + (k < XF_ROUTE_SKIP_MAX ? k : 0),
+			    k < XF_ROUTE_SKIP_MAX ? XF_ROUTE_SKIP_MAX - k : 0);
+	if ((i < 0 || neg < 0) && !*ri->skip_unread)
+		ri->skip_unread = "tc: Operation not permitted";
+	if (i > 0)
+		k += i;
 	ri->nskip = k;
 }
 

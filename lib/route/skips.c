@@ -66,35 +66,41 @@ static void skip_tc_prog(struct xf_route_skip *s, const char *hook, uint32_t id)
 }
 
 /* ifindex's tc hook (ingress or egress): tcx programs (but the program
- * except) and clsact filters. */
-static void skip_tc(struct xf_nl *nl, int ifindex, bool ingress, enum xf_route_skip_kind kind,
-		    uint32_t except, struct xf_route_skip *out, int max, int *n)
+ * except) and clsact filters. 0, or -EPERM where they cannot be read. */
+static int skip_tc(struct xf_nl *nl, int ifindex, bool ingress, enum xf_route_skip_kind kind,
+		   uint32_t except, struct xf_route_skip *out, int max, int *n)
 {
 	LIBBPF_OPTS(bpf_prog_query_opts, q);
 	const char *hook = ingress ? "tcx ingress" : "tcx egress";
 	struct xf_tc_filter tf[RT_SKIP_TC];
 	uint32_t ids[RT_SKIP_TC], i;
 	struct xf_route_skip *s;
-	int nf;
+	int nf, err = 0;
 
 	q.prog_ids = ids;
 	q.count = RT_SKIP_TC;
-	if (!bpf_prog_query_opts(ifindex, ingress ? BPF_TCX_INGRESS : BPF_TCX_EGRESS, &q))
+	if (!bpf_prog_query_opts(ifindex, ingress ? BPF_TCX_INGRESS : BPF_TCX_EGRESS, &q)) {
 		for (i = 0; i < q.count && i < RT_SKIP_TC; i++)
 			if (ids[i] != except && (s = skip_add(out, max, n, kind, ifindex)))
 				skip_tc_prog(s, hook, ids[i]);
+	} else if (errno == EPERM) {
+		err = -EPERM;
+	}
 	nf = xf_tc_filters(nl, ifindex, ingress, tf, RT_SKIP_TC);
+	if (nf == -EPERM)
+		err = -EPERM;
 	for (i = 0; nf > 0 && i < (uint32_t)nf && i < RT_SKIP_TC; i++) {
 		s = skip_add(out, max, n, kind, ifindex);
 		if (s)
 			snprintf(s->what, sizeof(s->what), "tc %s filter %.63s (prio %u)",
 				 ingress ? "ingress" : "egress", tf[i].name, tf[i].prio);
 	}
+	return err;
 }
 
-/* ifindex's qdiscs that are not the kernel's defaults. */
-static void skip_qdiscs(struct xf_nl *nl, int ifindex, struct xf_route_skip *out, int max,
-			int *n)
+/* ifindex's qdiscs that are not the kernel's defaults. 0/-errno. */
+static int skip_qdiscs(struct xf_nl *nl, int ifindex, struct xf_route_skip *out, int max,
+		       int *n)
 {
 	struct xf_tc_qdisc q[RT_SKIP_TC];
 	struct xf_route_skip *s;
@@ -110,30 +116,30 @@ static void skip_qdiscs(struct xf_nl *nl, int ifindex, struct xf_route_skip *out
 				 TC_H_MAJ(q[i].handle) >> 16,
 				 q[i].parent == TC_H_ROOT ? "root" : "child");
 	}
+	return nq < 0 ? nq : 0;
 }
 
 int rt_skip_egress(struct xf_nl *nl, int ifindex, struct xf_route_skip *out, int max)
 {
-	int n = 0, parent = rt_vlan_parent(ifindex);
+	int n = 0, parent = rt_vlan_parent(ifindex), err;
 
-	skip_qdiscs(nl, ifindex, out, max, &n);
-	skip_tc(nl, ifindex, false, XF_SKIP_TC_EGRESS, 0, out, max, &n);
+	err = skip_qdiscs(nl, ifindex, out, max, &n) ?:
+	      skip_tc(nl, ifindex, false, XF_SKIP_TC_EGRESS, 0, out, max, &n);
 	/* A VLAN device's frames leave through its parent: XDP pushes the
 	 * tag and redirects there. */
-	if (parent > 0) {
-		skip_qdiscs(nl, parent, out, max, &n);
-		skip_tc(nl, parent, false, XF_SKIP_TC_EGRESS, 0, out, max, &n);
-	}
-	return n;
+	if (!err && parent > 0)
+		err = skip_qdiscs(nl, parent, out, max, &n) ?:
+		      skip_tc(nl, parent, false, XF_SKIP_TC_EGRESS, 0, out, max, &n);
+	return err ?: n;
 }
 
 int rt_skip_ingress(struct xf_nl *nl, int carrier, uint32_t except, struct xf_route_skip *out,
 		    int max)
 {
-	int n = 0;
+	int n = 0, err;
 
-	skip_tc(nl, carrier, true, XF_SKIP_TC_INGRESS, except, out, max, &n);
-	return n;
+	err = skip_tc(nl, carrier, true, XF_SKIP_TC_INGRESS, except, out, max, &n);
+	return err ?: n;
 }
 
 int rt_skip_xfrm(const struct xf_xfrm_set *x, uint32_t rtif_flags, struct xf_route_skip *out,
