@@ -196,10 +196,12 @@ vlan_corpus() {
 	assert_equal "$L2" "vlan $((l2[1] - n)) not_ip ${l2[3]} other_host ${l2[5]}"
 }
 
+# bats test_tags=guest
 @test "hook tc, a VLAN device in the set: the tagged frames too, byte for byte" {
 	vlan_corpus tc
 }
 
+# bats test_tags=guest
 @test "hook xdp, a VLAN device in the set: the tagged frames too, byte for byte" {
 	vlan_corpus xdp
 }

@@ -107,7 +107,9 @@ consistent() {
 }
 
 # fault_loop UNDO -- CMD...: run xfwd CMD in r1 with XFWD_FAULT=fail:N for
-# N = 1, 2, ... until it succeeds without reaching N. After every failure
+# N = 1, 2, ... until it succeeds without reaching N (it fails the test
+# when it injected no fault, or reached its bound of FAULT_MAX tries,
+# default 4000, without that clean success). After every failure
 # r1's state must equal the state before (snap, ids and all); a run that
 # succeeded although call N failed (a failure xfwd may ignore) must equal
 # a clean run, and is undone with UNDO (a command line, for xt). Leaves the
@@ -126,15 +128,16 @@ fault_loop() {
 	# shellcheck disable=SC2086
 	xt $undo || fail "undo \"$undo\" failed"
 	$state >"$before"
-	local stride=${FAULT_STRIDE:-1} tried=0
-	for ((n = 1; n < 4000; n += stride)); do
-		tried=$((tried + 1))
+	local stride=${FAULT_STRIDE:-1} tried=0 clean=0 max=${FAULT_MAX:-4000}
+	for ((n = 1; n <= max; n += stride)); do
 		rc=0
 		out=$(XFWD_FAULT=fail:$n xt "$@" 2>&1) || rc=$?
 		if [[ $out != *"fault: failing kernel call $n "* ]]; then
 			((rc == 0)) || fail "\"$*\" failed with no fault at $n: $out"
+			clean=1
 			break
 		fi
+		tried=$((tried + 1))
 		((rc != 124 && rc < 128)) || fail "\"$*\" hung or crashed at fault $n (rc $rc): $out"
 		if ((rc == 0)); then
 			tol=$((tol + 1))
@@ -151,7 +154,11 @@ fault_loop() {
 		diff -u "$before" "$after" >&2 ||
 			fail "\"$*\" failed at fault $n (rc $rc) and changed r1: $out"
 	done
-	FAULTS=$((tried - 1))
+	# The guards of the loop itself: a run that injected nothing, or
+	# stopped at its bound before the command got through, proved nothing.
+	((clean)) || fail "\"$*\" still met a fault at $((n - stride)) after $tried tries (FAULT_MAX $max)"
+	((tried > 0)) || fail "\"$*\": no fault injected (its first kernel call was never reached)"
+	FAULTS=$tried
 	echo "txn: $* : $FAULTS faults injected ($tol tolerated), all rolled back" >>"$FAULT_LOG"
 	echo "# $*: $FAULTS faults injected, $tol tolerated" >&3
 }
@@ -176,11 +183,14 @@ after_kill() {
 # function of a message that fails or returns non-zero (default
 # after_kill). KILL_STRIDE=K kills at calls 1, 1 + K, 1 + 2K, ... up to
 # the last instead, KILLS ignored: for a window of K calls that some
-# kill must hit.
+# kill must hit. Fails the test unless every planned kill killed xfwd, and
+# when it planned none (KILLS under 2 without a stride, a command that
+# makes no kernel call).
 kill_loop() {
-	local kills=$1 undo=$2 again=$3 k n j rc out
+	local kills=$1 undo=$2 again=$3 k n j rc out killed=0
 	shift 4
 	local k2 check=${KILL_CHECK:-after_kill} stride=${KILL_STRIDE:-0}
+	((stride > 0 || kills > 1)) || fail "kill_loop: $kills kills without a stride (2 or more)"
 	# Twice: the first run after a fresh start may make more calls.
 	k=$(calls "$@") || fail "clean run of $* failed"
 	# shellcheck disable=SC2086
@@ -189,6 +199,7 @@ kill_loop() {
 	# shellcheck disable=SC2086
 	xt $undo || fail "undo $undo failed"
 	((k2 > k)) || k=$k2
+	((k > 0)) || fail "$*: no kernel call to kill at"
 	((stride == 0)) || kills=$(((k - 1) / stride + 1))
 	for ((j = 0; j < kills; j++)); do
 		if ((stride)); then n=$((1 + j * stride)); else n=$((1 + j * (k - 1) / (kills - 1))); fi
@@ -204,6 +215,7 @@ kill_loop() {
 			out=$(XFWD_FAULT=kill:$n xt "$@" 2>&1) || rc=$?
 		fi
 		((rc == 137)) || fail "$* at kill:$n: exit $rc, not killed: $out"
+		killed=$((killed + 1))
 		"$check" "$* killed at call $n" || fail "$* killed at call $n"
 		rc=0
 		out=$(xt "$@" 2>&1) || rc=$?
@@ -214,6 +226,7 @@ kill_loop() {
 		out=$(xt $undo 2>&1) || fail "undo $undo after kill:$n: $out"
 		"$check" "undo after kill:$n" || fail "undo after kill:$n"
 	done
-	echo "crash: $* : $kills kills survived (of $k calls)" >>"$FAULT_LOG"
-	echo "# $*: $kills kills at calls 1..$k survived" >&3
+	((killed > 0 && killed == kills)) || fail "$*: $killed kills of $kills planned"
+	echo "crash: $* : $killed kills survived (of $k calls)" >>"$FAULT_LOG"
+	echo "# $*: $killed kills at calls 1..$k survived" >&3
 }
