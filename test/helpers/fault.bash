@@ -51,41 +51,82 @@ _shows() {
 	xt -j -b - <<<$'route show\nchain show\nredirect show' | sed -E "$_SED_CTRS${1:+; $1}"
 }
 
-# snap: r1's state, one text a diff can compare: xfwd's view, the kernel's
-# (links with their XDP program ids, bpftool net with tcx program ids, tc),
-# the pin tree and the object copies with their checksums. Ids are kept: a
-# command that failed must not have replaced anything.
-snap() {
-	_shows
-	ip -n "$XF_NS_R1" -d link show
-	ip netns exec "$XF_NS_R1" bpftool net show
-	tc -n "$XF_NS_R1" -b - <<-EOT
-		qdisc show dev veth1
-		filter show dev veth1 ingress
-		filter show dev veth1 egress
-		qdisc show dev veth2
-		filter show dev veth2 ingress
-		filter show dev veth2 egress
-	EOT
-	find "$PIN_DIR" "$RUN_DIR" -printf '%p %y %m %s\n' \
-		\( -type f -path "$RUN_DIR/*" -exec md5sum {} + \) 2>/dev/null | sort
+# in_r1_net CMD...: CMD in r1's network namespace only (nsenter): for the
+# state functions, cheaper than ip netns exec, which also makes a mount
+# namespace with r1's /sys.
+in_r1_net() { nsenter --net="/run/netns/$XF_NS_R1" "$@"; }
+
+# _paths DIR...: PATHS, every path in and below each DIR that exists
+# (DIR itself as DIR/), sorted by name. Bash's globs instead of find |
+# sort: no process.
+_paths() {
+	local d o set=()
+	for o in globstar nullglob dotglob; do
+		shopt -q "$o" || set+=("$o")
+	done
+	((${#set[@]} == 0)) || shopt -s "${set[@]}"
+	PATHS=()
+	for d; do
+		[[ ! -e $d ]] || PATHS+=("$d"/**)
+	done
+	((${#set[@]} == 0)) || shopt -u "${set[@]}"
 }
+
+# _snap [SED]: snap's text, with SED's edits: one pipeline into one sed,
+# about half the processes of a show, an ip, a tc, a bpftool and a find
+# each piped into their own filter (the fault loops take one per fault).
+_snap() {
+	local p files=()
+	_paths "$PIN_DIR" "$RUN_DIR"
+	{
+		xt -j -b - <<<$'route show\nchain show\nredirect show'
+		ip -n "$XF_NS_R1" -d link show
+		in_r1_net bpftool net show
+		tc -n "$XF_NS_R1" -b - <<-EOT
+			qdisc show dev veth1
+			filter show dev veth1 ingress
+			filter show dev veth1 egress
+			qdisc show dev veth2
+			filter show dev veth2 ingress
+			filter show dev veth2 egress
+		EOT
+		for p in "${PATHS[@]}"; do
+			if [[ -L $p ]]; then
+				echo "$p l"
+			elif [[ -d $p ]]; then
+				echo "$p d"
+			else
+				echo "$p f"
+				[[ $p != "$RUN_DIR"/* ]] || files+=("$p")
+			fi
+		done
+		((${#files[@]} == 0)) || md5sum "${files[@]}"
+	} | sed -E "$_SED_CTRS${1:+; $1}"
+}
+
+# snap: r1's state, one text a diff can compare: xfwd's view without
+# counters, the kernel's (links with their XDP program ids, bpftool net
+# with tc and tcx program ids, tc's qdiscs and filters), the pin tree and
+# the object copies with their checksums. Ids are kept: a command that
+# failed must not have replaced anything.
+snap() { _snap; }
 
 # snap_rebuilt: snap with the kernel's ids left out, for a command whose
 # rollback builds again what it had taken apart (FAULT_SNAP=snap_rebuilt):
 # the same programs, maps, links and pins, under new ids.
 snap_rebuilt() {
-	snap | sed -E 's/\b(prog_id|link_id|map_id|btf_id|load_time|id)(": ?| )[0-9]+/\1\2N/g'
+	_snap 's/\b(prog_id|link_id|map_id|btf_id|load_time|id)(": ?| )[0-9]+/\1\2N/g'
 }
 
 # The same without ids: for comparing two runs that both succeeded.
+# Relative paths: concurrency.bats compares two namespaces' trees.
 snap_norm() {
+	local p
 	_shows "$_SED_IDS"
-	# Relative paths: concurrency.bats compares two namespaces' trees.
-	{
-		find "$PIN_DIR" -printf 'pin %P\n' 2>/dev/null
-		find "$RUN_DIR" -printf 'run %P\n' 2>/dev/null
-	} | sort
+	_paths "$PIN_DIR"
+	for p in "${PATHS[@]}"; do echo "pin ${p#"$PIN_DIR"/}"; done
+	_paths "$RUN_DIR"
+	for p in "${PATHS[@]}"; do echo "run ${p#"$RUN_DIR"/}"; done
 }
 
 # The programs xfwd's show reports on r1 equal those the kernel runs there.
@@ -94,7 +135,7 @@ consistent() {
 	local r
 	r=$({
 		xt -j -b - <<<$'route show\nchain show\nredirect show'
-		ip netns exec "$XF_NS_R1" bpftool -j net show
+		in_r1_net bpftool -j net show
 	} | jq -rs '
 		([.[0].interfaces[].prog_id, .[1].interfaces[].prog_id, .[2].rules[].prog_id] |
 		 map(select(. != null)) | unique) as $s |
@@ -120,14 +161,13 @@ consistent() {
 fault_loop() {
 	local undo=$1 n=1 rc out tol=0
 	shift 2
-	local before="$BATS_TEST_TMPDIR/before" after="$BATS_TEST_TMPDIR/after"
-	local want="$BATS_TEST_TMPDIR/want" state=${FAULT_SNAP:-snap}
+	local before after want state=${FAULT_SNAP:-snap}
 	# The clean run first, for what success looks like.
 	xt "$@" || fail "clean run of \"$*\" failed"
-	snap_norm >"$want"
+	want=$(snap_norm)
 	# shellcheck disable=SC2086
 	xt $undo || fail "undo \"$undo\" failed"
-	$state >"$before"
+	before=$($state)
 	local stride=${FAULT_STRIDE:-1} tried=0 clean=0 max=${FAULT_MAX:-4000}
 	for ((n = 1; n <= max; n += stride)); do
 		rc=0
@@ -141,18 +181,22 @@ fault_loop() {
 		((rc != 124 && rc < 128)) || fail "\"$*\" hung or crashed at fault $n (rc $rc): $out"
 		if ((rc == 0)); then
 			tol=$((tol + 1))
-			snap_norm >"$after"
-			diff -u "$want" "$after" >&2 ||
+			after=$(snap_norm)
+			[[ $after == "$want" ]] || {
+				_diff "$want" "$after"
 				fail "\"$*\" succeeded past fault $n but not as a clean run: $out"
+			}
 			# shellcheck disable=SC2086
 			xt $undo >/dev/null || fail "undo \"$undo\" after fault $n failed"
-			$state >"$before"
+			before=$($state)
 			continue
 		fi
 		[[ $out == *Error:* ]] || fail "\"$*\" failed at fault $n without an Error line: $out"
-		$state >"$after"
-		diff -u "$before" "$after" >&2 ||
+		after=$($state)
+		[[ $after == "$before" ]] || {
+			_diff "$before" "$after"
 			fail "\"$*\" failed at fault $n (rc $rc) and changed r1: $out"
+		}
 	done
 	# The guards of the loop itself: a run that injected nothing, or
 	# stopped at its bound before the command got through, proved nothing.
@@ -162,6 +206,10 @@ fault_loop() {
 	echo "txn: $* : $FAULTS faults injected ($tol tolerated), all rolled back" >>"$FAULT_LOG"
 	echo "# $*: $FAULTS faults injected, $tol tolerated" >&3
 }
+
+# _diff A B: the difference of texts A and B, on stderr. The loops compare
+# in bash and start diff only for what they report.
+_diff() { diff -u <(printf '%s\n' "$1") <(printf '%s\n' "$2") >&2; }
 
 # calls CMD...: how many kernel calls CMD makes (it is run).
 calls() {
@@ -173,7 +221,8 @@ calls() {
 # after_kill WHAT: the checks after xfwd died.
 after_kill() {
 	consistent || fail "$1: show and the kernel disagree"
-	in_h1 ping -c 1 -W 2 -q "$XF_H2_IP4" >/dev/null || fail "$1: h1 cannot reach h2"
+	nsenter --net="/run/netns/$XF_NS_H1" ping -c 1 -W 2 -q "$XF_H2_IP4" >/dev/null ||
+		fail "$1: h1 cannot reach h2"
 }
 
 # kill_loop KILLS UNDO AGAIN -- CMD...: KILLS kills of xfwd CMD at calls
