@@ -52,37 +52,19 @@ _shows() {
 }
 
 # in_r1_net CMD...: CMD in r1's network namespace only (nsenter): for the
-# state functions, cheaper than ip netns exec, which also makes a mount
-# namespace with r1's /sys.
+# state functions, several times cheaper than ip netns exec or ip -n and
+# tc -n, which also make a mount namespace and mount r1's /sys there.
 in_r1_net() { nsenter --net="/run/netns/$XF_NS_R1" "$@"; }
 
-# _paths DIR...: PATHS, every path in and below each DIR that exists
-# (DIR itself as DIR/), sorted by name. Bash's globs instead of find |
-# sort: no process.
-_paths() {
-	local d o set=()
-	for o in globstar nullglob dotglob; do
-		shopt -q "$o" || set+=("$o")
-	done
-	((${#set[@]} == 0)) || shopt -s "${set[@]}"
-	PATHS=()
-	for d; do
-		[[ ! -e $d ]] || PATHS+=("$d"/**)
-	done
-	((${#set[@]} == 0)) || shopt -u "${set[@]}"
-}
-
-# _snap [SED]: snap's text, with SED's edits: one pipeline into one sed,
-# about half the processes of a show, an ip, a tc, a bpftool and a find
-# each piped into their own filter (the fault loops take one per fault).
+# _snap [SED]: snap's text, with SED's edits: one pipeline into one sed.
+# Few commands as well as few processes: under bats every shell command
+# costs as much as a small process (its debug trap), so no shell loops.
 _snap() {
-	local p files=()
-	_paths "$PIN_DIR" "$RUN_DIR"
 	{
 		xt -j -b - <<<$'route show\nchain show\nredirect show'
-		ip -n "$XF_NS_R1" -d link show
+		in_r1_net ip -d link show
 		in_r1_net bpftool net show
-		tc -n "$XF_NS_R1" -b - <<-EOT
+		in_r1_net tc -b - <<-EOT
 			qdisc show dev veth1
 			filter show dev veth1 ingress
 			filter show dev veth1 egress
@@ -90,17 +72,8 @@ _snap() {
 			filter show dev veth2 ingress
 			filter show dev veth2 egress
 		EOT
-		for p in "${PATHS[@]}"; do
-			if [[ -L $p ]]; then
-				echo "$p l"
-			elif [[ -d $p ]]; then
-				echo "$p d"
-			else
-				echo "$p f"
-				[[ $p != "$RUN_DIR"/* ]] || files+=("$p")
-			fi
-		done
-		((${#files[@]} == 0)) || md5sum "${files[@]}"
+		find "$PIN_DIR" "$RUN_DIR" -printf '%p %y %m %s\n' \
+			\( -type f -path "$RUN_DIR/*" -exec md5sum {} + \) 2>/dev/null | sort
 	} | sed -E "$_SED_CTRS${1:+; $1}"
 }
 
@@ -121,12 +94,9 @@ snap_rebuilt() {
 # The same without ids: for comparing two runs that both succeeded.
 # Relative paths: concurrency.bats compares two namespaces' trees.
 snap_norm() {
-	local p
 	_shows "$_SED_IDS"
-	_paths "$PIN_DIR"
-	for p in "${PATHS[@]}"; do echo "pin ${p#"$PIN_DIR"/}"; done
-	_paths "$RUN_DIR"
-	for p in "${PATHS[@]}"; do echo "run ${p#"$RUN_DIR"/}"; done
+	find "$PIN_DIR" "$RUN_DIR" \( -path "$RUN_DIR" -o -path "$RUN_DIR/*" \) -printf 'run %P\n' \
+		-o -printf 'pin %P\n' 2>/dev/null | sort
 }
 
 # The programs xfwd's show reports on r1 equal those the kernel runs there.
