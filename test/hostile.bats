@@ -152,6 +152,7 @@ same_as_kernel_as() {
 }
 
 @test "hook tc: the same frames at h2 as kernel forwarding, byte for byte" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
 	kernel_reference
 	run -0 xr route attach dev veth1 dev veth2 hook tc
 	send_corpus tc
