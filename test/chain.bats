@@ -604,6 +604,7 @@ EOF
 	assert_equal "$(members)" "a b"
 }
 
+# bats test_tags=guest
 @test "route and a filter share one interface through the chain" {
 	xdp_ready
 	# XDP-redirected UDP keeps a checksum that offload never finished.

@@ -40,6 +40,7 @@ jqr() {
 	run -0 jq -r "$1" <<<"$json"
 }
 
+# bats test_tags=guest
 @test "every kernel probe has a stable key, a yes/no and a reason" {
 	feature_json
 	jqr '.kernel | keys | join(" ")'
@@ -51,6 +52,7 @@ jqr() {
 	assert_output false
 }
 
+# bats test_tags=guest
 @test "this kernel: every probe answers as the kernel is known to be (helpers kernel_lacks)" {
 	local key want
 	feature_json
@@ -62,6 +64,7 @@ jqr() {
 	done
 }
 
+# bats test_tags=guest
 @test "redirect_peer egress flag: where the kernel lacks it, no: the helper would drop" {
 	feature_json
 	jqr '.kernel.peer_egress.supported'
@@ -86,6 +89,7 @@ jqr() {
 	assert_output --partial "EPERM"
 }
 
+# bats test_tags=guest
 @test "netkit: yes where the kernel has the device type, else EOPNOTSUPP" {
 	feature_json
 	jqr '.kernel.netkit.supported'
@@ -100,6 +104,7 @@ jqr() {
 	assert_output --partial "EOPNOTSUPP"
 }
 
+# bats test_tags=guest
 @test "tcx and fib_mark: yes with a reason free of errors, or EINVAL where the kernel lacks them (6.1)" {
 	local key
 	feature_json
@@ -166,6 +171,7 @@ links() {
 	assert_output ""
 }
 
+# bats test_tags=guest
 @test "both veths of r1 are listed with native and generic XDP" {
 	feature_json
 	jqr '[.interfaces[].dev] | sort | join(" ")'
@@ -201,6 +207,7 @@ links() {
 	assert_output true
 }
 
+# bats test_tags=guest
 @test "a veth takes XDP redirects only once its peer has GRO on" {
 	feature_json show dev veth1
 	if kernel_lacks xdp_features; then

@@ -181,6 +181,7 @@ masq_got() {
 	(($(wc -l <"$WORK/$1.h2") == $2 && $(wc -l <"$WORK/$1.h1") == $2))
 }
 
+# bats test_tags=guest
 @test "lookup flowtable: a masqueraded flow leaves byte for byte as from the kernel's flowtable" {
 	if ft_lacks; then ft_refused; return; fi
 	ft_rules "" "chain postrouting_nat {

@@ -157,6 +157,7 @@ same_as_kernel_as() {
 }
 
 @test "hook tc: the same frames at h2 as kernel forwarding, byte for byte" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
 	kernel_reference
 	run -0 xr route attach dev veth1 dev veth2 hook tc
 	send_corpus tc
@@ -201,10 +202,12 @@ vlan_corpus() {
 	assert_equal "$L2" "vlan $((l2[1] - n)) not_ip ${l2[3]} other_host ${l2[5]}"
 }
 
+# bats test_tags=guest
 @test "hook tc, a VLAN device in the set: the tagged frames too, byte for byte" {
 	vlan_corpus tc
 }
 
+# bats test_tags=guest
 @test "hook xdp, a VLAN device in the set: the tagged frames too, byte for byte" {
 	vlan_corpus xdp
 }

@@ -86,6 +86,7 @@ egress_cable() {
 	assert_equal "$(kstat "$XF_NS_R1" Ip6InReceives)" "$in6"
 }
 
+# bats test_tags=guest
 @test "mode egress cables veth1 and veth2: ping both families, exact counters (tcx)" {
 	egress_cable tcx
 }
@@ -162,6 +163,7 @@ peer_into_pod() {
 	assert_equal "$(kstat "$XF_NS_R1" Ip6OutForwDatagrams)" "$fwd6"
 }
 
+# bats test_tags=guest
 @test "mode peer delivers into a container namespace, past r1's stack (tcx)" {
 	peer_into_pod tcx
 }
@@ -230,6 +232,7 @@ proxy_inject() {
 	assert_equal "$(kstat "$XF_NS_PREFIX-pod" IcmpInEchoReps)" $((reps + 10))
 }
 
+# bats test_tags=guest
 @test "seed 002: proxy traffic injected into a pod's datapath; peer-egress refused without the flag (tcx)" {
 	proxy_inject tcx
 }
@@ -546,6 +549,7 @@ xdp_refused() {
 	run -0 no_state veth1 veth2
 }
 
+# bats test_tags=guest
 @test "hook xdp: a target that cannot take XDP frames is refused, nothing changes" {
 	if kernel_lacks xdp_features; then
 		xdp_refused
@@ -685,6 +689,7 @@ netkit_refused() {
 	[[ $(grep -vc '^Error: ' <<<"$stderr") -eq 0 ]]
 }
 
+# bats test_tags=guest
 @test "mode peer into a netkit pod, past r1's stack (netkit)" {
 	local in4 echo fwd ns
 	if kernel_lacks netkit; then
@@ -709,6 +714,7 @@ netkit_refused() {
 	assert_equal "$(kstat "$XF_NS_R1" IpForwDatagrams)" $((fwd + 10))
 }
 
+# bats test_tags=guest
 @test "route to a netkit device: h1's pings reach the pod on the fast path (netkit)" {
 	local echo fwd ns
 	if kernel_lacks netkit; then

@@ -44,6 +44,7 @@ fast_ping() {
 	assert_equal "$(kstat "$XF_NS_R1" "$kfwd")" "$before"
 }
 
+# bats test_tags=guest
 @test "hook xdp: IPv4 ping h1 -> h2 is forwarded by the fast path, not the kernel" {
 	fast_ping xdp 4
 }
@@ -52,6 +53,7 @@ fast_ping() {
 	fast_ping xdp 6
 }
 
+# bats test_tags=guest
 @test "hook tc: IPv4 ping h1 -> h2 is forwarded by the fast path, not the kernel" {
 	fast_ping tc 4
 }
@@ -616,6 +618,7 @@ malformed() {
 	assert_equal "$stderr" 'Error: device "nosuch0" does not exist.'
 }
 
+# bats test_tags=guest
 @test "attach that fails in the kernel on the second device takes back the first" {
 	# veth refuses XDP (without frags) while its peer's MTU is above a page.
 	ip -n "$XF_NS_H2" link set veth0 mtu 4000
@@ -783,6 +786,7 @@ loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || tr
 	assert_output --partial "auto: veth, where XDP would turn off the peer's TSO"
 }
 
+# bats test_tags=guest
 @test "hook auto on a veth: tc, or xdp where the kernel has no tcx; show says why" {
 	if kernel_lacks tcx; then
 		# auto takes xdp, which a peer with its offloads on refuses.

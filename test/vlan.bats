@@ -29,6 +29,7 @@ teardown() {
 	((!left))
 }
 
+# bats test_tags=guest
 @test "vlan: xfwd feature says whether this kernel has 802.1Q, and why not" {
 	run -0 xfwd -j feature
 	if kernel_lacks vlan; then
@@ -57,6 +58,7 @@ tagged_ping() {
 	assert_equal "$(kstat "$XF_NS_R1" "$kname")" "$before"
 }
 
+# bats test_tags=guest
 @test "vlan hook tc: IPv4 ping tagged h1 -> untagged h2 is forwarded by the fast path" {
 	tagged_ping tc 4
 }
@@ -65,6 +67,7 @@ tagged_ping() {
 	tagged_ping tc 6
 }
 
+# bats test_tags=guest
 @test "vlan hook xdp: IPv4 ping tagged h1 -> untagged h2 is forwarded by the fast path" {
 	tagged_ping xdp 4
 }
@@ -131,10 +134,12 @@ two_vlans() {
 	two_vlans xdp "vlan_side 2 200" veth2.200
 }
 
+# bats test_tags=guest
 @test "vlan hook tc: two VLANs of one trunk, both families" {
 	two_vlans tc "vlan_stick 300" veth1.300
 }
 
+# bats test_tags=guest
 @test "vlan hook xdp: router on a stick, two VLANs of one trunk, both families" {
 	two_vlans xdp "vlan_stick 300" veth1.300
 }
@@ -169,6 +174,7 @@ slot_shared() {
 	slot_shared tc
 }
 
+# bats test_tags=guest
 @test "vlan hook xdp: router on a stick whose ids share a slot of the map's copy" {
 	slot_shared xdp
 }
@@ -336,10 +342,12 @@ stale() {
 	stale xdp delete
 }
 
+# bats test_tags=guest
 @test "vlan hook tc: a VLAN device set down behind xfwd's back: passed, as the kernel drops" {
 	stale tc down
 }
 
+# bats test_tags=guest
 @test "vlan hook xdp: a VLAN device set down behind xfwd's back: passed, as the kernel drops" {
 	stale xdp down
 }
@@ -377,10 +385,12 @@ rp_refreshed() {
 	assert_equal "$(ctr veth1.100 forwarded)" 7
 }
 
+# bats test_tags=guest
 @test "vlan hook tc: rp_filter set on a VLAN device and refreshed: a source it refuses is dropped, as the kernel drops it" {
 	rp_refreshed tc
 }
 
+# bats test_tags=guest
 @test "vlan hook xdp: rp_filter set on a VLAN device and refreshed: a source it refuses is dropped, as the kernel drops it" {
 	rp_refreshed xdp
 }
@@ -495,6 +505,7 @@ qos_pings() {
 	ping6 3 "$XF_H2_IP6" -q >/dev/null
 }
 
+# bats test_tags=guest
 @test "vlan hook xdp: the egress tag carries the egress-qos-map's PCP the kernel gives, both families" {
 	local kernel
 	need_vlan
@@ -547,6 +558,7 @@ qos_pings() {
 	fi
 }
 
+# bats test_tags=guest
 @test "vlan hook tc: the ingress-qos-map's priority reaches the egress-qos-map as the kernel's, with and without ip_forward_update_priority" {
 	local kernel0 kernel1
 	need_vlan
@@ -580,6 +592,7 @@ qos_pings() {
 	assert_equal "$(ctr veth2.200 forwarded)" 12
 }
 
+# bats test_tags=guest
 @test "vlan hook xdp: egress to a VLAN device whose parent cannot take XDP frames is passed (no_xmit)" {
 	need_vlan
 	vlan_side 1 100

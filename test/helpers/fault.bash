@@ -51,41 +51,52 @@ _shows() {
 	xt -j -b - <<<$'route show\nchain show\nredirect show' | sed -E "$_SED_CTRS${1:+; $1}"
 }
 
-# snap: r1's state, one text a diff can compare: xfwd's view, the kernel's
-# (links with their XDP program ids, bpftool net with tcx program ids, tc),
-# the pin tree and the object copies with their checksums. Ids are kept: a
-# command that failed must not have replaced anything.
-snap() {
-	_shows
-	ip -n "$XF_NS_R1" -d link show
-	ip netns exec "$XF_NS_R1" bpftool net show
-	tc -n "$XF_NS_R1" -b - <<-EOT
-		qdisc show dev veth1
-		filter show dev veth1 ingress
-		filter show dev veth1 egress
-		qdisc show dev veth2
-		filter show dev veth2 ingress
-		filter show dev veth2 egress
-	EOT
-	find "$PIN_DIR" "$RUN_DIR" -printf '%p %y %m %s\n' \
-		\( -type f -path "$RUN_DIR/*" -exec md5sum {} + \) 2>/dev/null | sort
+# in_r1_net CMD...: CMD in r1's network namespace only (nsenter): for the
+# state functions, several times cheaper than ip netns exec or ip -n and
+# tc -n, which also make a mount namespace and mount r1's /sys there.
+in_r1_net() { nsenter --net="/run/netns/$XF_NS_R1" "$@"; }
+
+# _snap [SED]: snap's text, with SED's edits: one pipeline into one sed.
+# Few commands as well as few processes: under bats every shell command
+# costs as much as a small process (its debug trap), so no shell loops.
+_snap() {
+	{
+		xt -j -b - <<<$'route show\nchain show\nredirect show'
+		in_r1_net ip -d link show
+		in_r1_net bpftool net show
+		in_r1_net tc -b - <<-EOT
+			qdisc show dev veth1
+			filter show dev veth1 ingress
+			filter show dev veth1 egress
+			qdisc show dev veth2
+			filter show dev veth2 ingress
+			filter show dev veth2 egress
+		EOT
+		find "$PIN_DIR" "$RUN_DIR" -printf '%p %y %m %s\n' \
+			\( -type f -path "$RUN_DIR/*" -exec md5sum {} + \) 2>/dev/null | sort
+	} | sed -E "$_SED_CTRS${1:+; $1}"
 }
+
+# snap: r1's state, one text a diff can compare: xfwd's view without
+# counters, the kernel's (links with their XDP program ids, bpftool net
+# with tc and tcx program ids, tc's qdiscs and filters), the pin tree and
+# the object copies with their checksums. Ids are kept: a command that
+# failed must not have replaced anything.
+snap() { _snap; }
 
 # snap_rebuilt: snap with the kernel's ids left out, for a command whose
 # rollback builds again what it had taken apart (FAULT_SNAP=snap_rebuilt):
 # the same programs, maps, links and pins, under new ids.
 snap_rebuilt() {
-	snap | sed -E 's/\b(prog_id|link_id|map_id|btf_id|load_time|id)(": ?| )[0-9]+/\1\2N/g'
+	_snap 's/\b(prog_id|link_id|map_id|btf_id|load_time|id)(": ?| )[0-9]+/\1\2N/g'
 }
 
 # The same without ids: for comparing two runs that both succeeded.
+# Relative paths: concurrency.bats compares two namespaces' trees.
 snap_norm() {
 	_shows "$_SED_IDS"
-	# Relative paths: concurrency.bats compares two namespaces' trees.
-	{
-		find "$PIN_DIR" -printf 'pin %P\n' 2>/dev/null
-		find "$RUN_DIR" -printf 'run %P\n' 2>/dev/null
-	} | sort
+	find "$PIN_DIR" "$RUN_DIR" \( -path "$RUN_DIR" -o -path "$RUN_DIR/*" \) -printf 'run %P\n' \
+		-o -printf 'pin %P\n' 2>/dev/null | sort
 }
 
 # The programs xfwd's show reports on r1 equal those the kernel runs there.
@@ -94,7 +105,7 @@ consistent() {
 	local r
 	r=$({
 		xt -j -b - <<<$'route show\nchain show\nredirect show'
-		ip netns exec "$XF_NS_R1" bpftool -j net show
+		in_r1_net bpftool -j net show
 	} | jq -rs '
 		([.[0].interfaces[].prog_id, .[1].interfaces[].prog_id, .[2].rules[].prog_id] |
 		 map(select(. != null)) | unique) as $s |
@@ -107,7 +118,9 @@ consistent() {
 }
 
 # fault_loop UNDO -- CMD...: run xfwd CMD in r1 with XFWD_FAULT=fail:N for
-# N = 1, 2, ... until it succeeds without reaching N. After every failure
+# N = 1, 2, ... until it succeeds without reaching N (it fails the test
+# when it injected no fault, or reached its bound of FAULT_MAX tries,
+# default 4000, without that clean success). After every failure
 # r1's state must equal the state before (snap, ids and all); a run that
 # succeeded although call N failed (a failure xfwd may ignore) must equal
 # a clean run, and is undone with UNDO (a command line, for xt). Leaves the
@@ -118,43 +131,55 @@ consistent() {
 fault_loop() {
 	local undo=$1 n=1 rc out tol=0
 	shift 2
-	local before="$BATS_TEST_TMPDIR/before" after="$BATS_TEST_TMPDIR/after"
-	local want="$BATS_TEST_TMPDIR/want" state=${FAULT_SNAP:-snap}
+	local before after want state=${FAULT_SNAP:-snap}
 	# The clean run first, for what success looks like.
 	xt "$@" || fail "clean run of \"$*\" failed"
-	snap_norm >"$want"
+	want=$(snap_norm)
 	# shellcheck disable=SC2086
 	xt $undo || fail "undo \"$undo\" failed"
-	$state >"$before"
-	local stride=${FAULT_STRIDE:-1} tried=0
-	for ((n = 1; n < 4000; n += stride)); do
-		tried=$((tried + 1))
+	before=$($state)
+	local stride=${FAULT_STRIDE:-1} tried=0 clean=0 max=${FAULT_MAX:-4000}
+	for ((n = 1; n <= max; n += stride)); do
 		rc=0
 		out=$(XFWD_FAULT=fail:$n xt "$@" 2>&1) || rc=$?
 		if [[ $out != *"fault: failing kernel call $n "* ]]; then
 			((rc == 0)) || fail "\"$*\" failed with no fault at $n: $out"
+			clean=1
 			break
 		fi
+		tried=$((tried + 1))
 		((rc != 124 && rc < 128)) || fail "\"$*\" hung or crashed at fault $n (rc $rc): $out"
 		if ((rc == 0)); then
 			tol=$((tol + 1))
-			snap_norm >"$after"
-			diff -u "$want" "$after" >&2 ||
+			after=$(snap_norm)
+			[[ $after == "$want" ]] || {
+				_diff "$want" "$after"
 				fail "\"$*\" succeeded past fault $n but not as a clean run: $out"
+			}
 			# shellcheck disable=SC2086
 			xt $undo >/dev/null || fail "undo \"$undo\" after fault $n failed"
-			$state >"$before"
+			before=$($state)
 			continue
 		fi
 		[[ $out == *Error:* ]] || fail "\"$*\" failed at fault $n without an Error line: $out"
-		$state >"$after"
-		diff -u "$before" "$after" >&2 ||
+		after=$($state)
+		[[ $after == "$before" ]] || {
+			_diff "$before" "$after"
 			fail "\"$*\" failed at fault $n (rc $rc) and changed r1: $out"
+		}
 	done
-	FAULTS=$((tried - 1))
+	# The guards of the loop itself: a run that injected nothing, or
+	# stopped at its bound before the command got through, proved nothing.
+	((clean)) || fail "\"$*\" still met a fault at $((n - stride)) after $tried tries (FAULT_MAX $max)"
+	((tried > 0)) || fail "\"$*\": no fault injected (its first kernel call was never reached)"
+	FAULTS=$tried
 	echo "txn: $* : $FAULTS faults injected ($tol tolerated), all rolled back" >>"$FAULT_LOG"
 	echo "# $*: $FAULTS faults injected, $tol tolerated" >&3
 }
+
+# _diff A B: the difference of texts A and B, on stderr. The loops compare
+# in bash and start diff only for what they report.
+_diff() { diff -u <(printf '%s\n' "$1") <(printf '%s\n' "$2") >&2; }
 
 # calls CMD...: how many kernel calls CMD makes (it is run).
 calls() {
@@ -166,7 +191,8 @@ calls() {
 # after_kill WHAT: the checks after xfwd died.
 after_kill() {
 	consistent || fail "$1: show and the kernel disagree"
-	in_h1 ping -c 1 -W 2 -q "$XF_H2_IP4" >/dev/null || fail "$1: h1 cannot reach h2"
+	nsenter --net="/run/netns/$XF_NS_H1" ping -c 1 -W 2 -q "$XF_H2_IP4" >/dev/null ||
+		fail "$1: h1 cannot reach h2"
 }
 
 # kill_loop KILLS UNDO AGAIN -- CMD...: KILLS kills of xfwd CMD at calls
@@ -176,11 +202,14 @@ after_kill() {
 # function of a message that fails or returns non-zero (default
 # after_kill). KILL_STRIDE=K kills at calls 1, 1 + K, 1 + 2K, ... up to
 # the last instead, KILLS ignored: for a window of K calls that some
-# kill must hit.
+# kill must hit. Fails the test unless every planned kill killed xfwd, and
+# when it planned none (KILLS under 2 without a stride, a command that
+# makes no kernel call).
 kill_loop() {
-	local kills=$1 undo=$2 again=$3 k n j rc out
+	local kills=$1 undo=$2 again=$3 k n j rc out killed=0
 	shift 4
 	local k2 check=${KILL_CHECK:-after_kill} stride=${KILL_STRIDE:-0}
+	((stride > 0 || kills > 1)) || fail "kill_loop: $kills kills without a stride (2 or more)"
 	# Twice: the first run after a fresh start may make more calls.
 	k=$(calls "$@") || fail "clean run of $* failed"
 	# shellcheck disable=SC2086
@@ -189,6 +218,7 @@ kill_loop() {
 	# shellcheck disable=SC2086
 	xt $undo || fail "undo $undo failed"
 	((k2 > k)) || k=$k2
+	((k > 0)) || fail "$*: no kernel call to kill at"
 	((stride == 0)) || kills=$(((k - 1) / stride + 1))
 	for ((j = 0; j < kills; j++)); do
 		if ((stride)); then n=$((1 + j * stride)); else n=$((1 + j * (k - 1) / (kills - 1))); fi
@@ -204,6 +234,7 @@ kill_loop() {
 			out=$(XFWD_FAULT=kill:$n xt "$@" 2>&1) || rc=$?
 		fi
 		((rc == 137)) || fail "$* at kill:$n: exit $rc, not killed: $out"
+		killed=$((killed + 1))
 		"$check" "$* killed at call $n" || fail "$* killed at call $n"
 		rc=0
 		out=$(xt "$@" 2>&1) || rc=$?
@@ -214,6 +245,7 @@ kill_loop() {
 		out=$(xt $undo 2>&1) || fail "undo $undo after kill:$n: $out"
 		"$check" "undo after kill:$n" || fail "undo after kill:$n"
 	done
-	echo "crash: $* : $kills kills survived (of $k calls)" >>"$FAULT_LOG"
-	echo "# $*: $kills kills at calls 1..$k survived" >&3
+	((killed > 0 && killed == kills)) || fail "$*: $killed kills of $kills planned"
+	echo "crash: $* : $killed kills survived (of $k calls)" >>"$FAULT_LOG"
+	echo "# $*: $killed kills at calls 1..$k survived" >&3
 }
