@@ -764,7 +764,7 @@ loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || tr
 	json=$output
 	run -0 jq -e '.interfaces | length == 2' <<<"$json"
 	run -0 jq -r '.interfaces[0] | keys_unsorted | join(" ")' <<<"$json"
-	assert_output "dev ifindex hook mode family lookup prog_id forwarded forwarded_bytes passed passed_bytes why netfilter pass_reasons"
+	assert_output "dev ifindex hook mode family lookup prog_id forwarded forwarded_bytes passed passed_bytes why netfilter skips pass_reasons"
 	run -0 jq -r '[.interfaces[].pass_reasons[] | keys_unsorted | join(" ")] | unique | .[]' <<<"$json"
 	assert_output "reason packets bytes"
 	run -0 jq -r '.interfaces[0].pass_reasons[] | "\(.reason) \(.packets)"' <<<"$json"
