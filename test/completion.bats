@@ -209,3 +209,27 @@ comp() {
 	assert_equal "$REPLY" "$(command ls /sys/class/net | sort | paste -sd ' ')"
 	[[ " $REPLY " != *" xfcomp0 "* ]]
 }
+
+@test "save, restore and gc: bash completion completes them and their keywords" {
+	comp "xfwd sa"
+	assert_equal "$REPLY" "save"
+	comp "xfwd -j res"
+	assert_equal "$REPLY" "restore"
+	comp "xfwd g"
+	assert_equal "$REPLY" "gc"
+	comp "xfwd gc "
+	assert_equal "$REPLY" "help"
+	comp "xfwd save "
+	assert_equal "$REPLY" "file help keep"
+	comp "xfwd restore "
+	assert_equal "$REPLY" "check file help"
+	comp "xfwd restore c"
+	assert_equal "$REPLY" "check"
+	# file FILE: files of the directory.
+	mkdir "$BATS_TEST_TMPDIR/d"
+	touch "$BATS_TEST_TMPDIR/d/state.json"
+	comp "xfwd save file $BATS_TEST_TMPDIR/d/st"
+	assert_equal "$REPLY" "$BATS_TEST_TMPDIR/d/state.json"
+	comp "xfwd restore file $BATS_TEST_TMPDIR/d/st"
+	assert_equal "$REPLY" "$BATS_TEST_TMPDIR/d/state.json"
+}

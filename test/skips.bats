@@ -75,6 +75,23 @@ nothing_attached_xdp() {
 	refute_output --partial "prog/xdp"
 }
 
+# xdp_refused REGEX: route attach of veth1 and veth2 on hook xdp fails with
+# one Error line matching REGEX, and nothing changes.
+xdp_refused() {
+	xdp_ready
+	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp
+	assert_output ""
+	assert_regex "$stderr" "$1"
+	nothing_attached_xdp
+}
+
+# probe_filter DEV DIR: probe.bpf.o's tc program as a classic filter on
+# DEV's DIR (ingress, egress).
+probe_filter() {
+	in_r1 tc qdisc add dev "$1" clsact
+	in_r1 tc filter add dev "$1" "$2" bpf da obj "$XF_TOP/build/probe.bpf.o" sec tc
+}
+
 # xfrm_attach HOOK: on the build that reads kernel state the
 # attach is accepted; on the other, refused with one Error line naming
 # "IPsec" and nothing changes. Returns 1 when refused.
@@ -96,11 +113,7 @@ xfrm_attach() {
 	kernel=$(delivered 400)
 	((kernel > 20 && kernel < 200)) || fail "the kernel delivered $kernel of 400 through the tbf"
 
-	xdp_ready
-	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp
-	assert_output ""
-	assert_regex "$stderr" '^Error: hook xdp would bypass egress queueing: qdisc tbf [0-9a-f]+: root on veth2; use hook tc, which keeps it, or "qdisc bypass" to bypass it knowingly\.$'
-	nothing_attached
+	xdp_refused '^Error: hook xdp would bypass egress queueing: qdisc tbf [0-9a-f]+: root on veth2; use hook tc, which keeps it, or "qdisc bypass" to bypass it knowingly\.$'
 
 	if ! no_tcx tc; then
 		run -0 xr route attach dev veth1 dev veth2 hook tc
@@ -122,13 +135,8 @@ xfrm_attach() {
 
 @test "qdisc: an htb and a tc egress filter are refused on hook xdp, both named" {
 	in_r1 tc qdisc add dev veth2 root handle 1: htb default 1
-	in_r1 tc qdisc add dev veth1 clsact
-	in_r1 tc filter add dev veth1 egress bpf da obj "$XF_TOP/build/probe.bpf.o" sec tc
-	xdp_ready
-	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp
-	assert_output ""
-	assert_regex "$stderr" '^Error: hook xdp would bypass egress queueing: tc egress filter probe\.bpf\.o:\[tc\] \(prio [0-9]+\) on veth1; qdisc htb 1: root on veth2; use hook tc'
-	nothing_attached_xdp
+	probe_filter veth1 egress
+	xdp_refused '^Error: hook xdp would bypass egress queueing: tc egress filter probe\.bpf\.o:\[tc\] \(prio [0-9]+\) on veth1; qdisc htb 1: root on veth2; use hook tc'
 }
 
 # qdisc_or_skip KIND: r1 can make a KIND qdisc (sch_KIND: in the guests'
@@ -141,10 +149,7 @@ qdisc_or_skip() {
 # bats test_tags=guest
 @test "qdisc: a netem is refused on hook xdp, named" {
 	qdisc_or_skip netem delay 1ms
-	xdp_ready
-	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp
-	assert_regex "$stderr" '^Error: hook xdp would bypass egress queueing: qdisc netem [0-9a-f]+: root on veth2; use hook tc'
-	nothing_attached
+	xdp_refused '^Error: hook xdp would bypass egress queueing: qdisc netem [0-9a-f]+: root on veth2; use hook tc'
 }
 
 @test "qdisc: pfifo_fast, added as a NIC has it by default, is not refused" {
@@ -168,20 +173,13 @@ qdisc_or_skip() {
 	run -0 xr route attach dev veth1 dev veth2 hook xdp
 	run -0 xr route detach all
 	in_r1 tc qdisc change dev veth2 root fq_codel limit 100
-	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp
-	assert_regex "$stderr" '^Error: hook xdp would bypass egress queueing: qdisc fq_codel [0-9a-f]+: root on veth2; '
-	nothing_attached
+	xdp_refused '^Error: hook xdp would bypass egress queueing: qdisc fq_codel [0-9a-f]+: root on veth2; '
 }
 
 @test "tc ingress: a classic filter and a foreign tcx program are refused on hook xdp too" {
 	local id
-	in_r1 tc qdisc add dev veth1 clsact
-	in_r1 tc filter add dev veth1 ingress bpf da obj "$XF_TOP/build/probe.bpf.o" sec tc
-	xdp_ready
-	run -1 --separate-stderr xr route attach dev veth1 dev veth2 hook xdp
-	assert_output ""
-	assert_regex "$stderr" '^Error: hook xdp would bypass the tc ingress of veth1: tc ingress filter probe\.bpf\.o:\[tc\] \(prio [0-9]+\) on veth1; remove it first\.$'
-	nothing_attached_xdp
+	probe_filter veth1 ingress
+	xdp_refused '^Error: hook xdp would bypass the tc ingress of veth1: tc ingress filter probe\.bpf\.o:\[tc\] \(prio [0-9]+\) on veth1; remove it first\.$'
 	in_r1 tc qdisc del dev veth1 clsact
 
 	TOOL_PIN=/sys/fs/bpf/xfwd-test-$BATS_ROOT_PID-$BATS_TEST_NUMBER
@@ -205,8 +203,7 @@ qdisc_or_skip() {
 	run -0 --separate-stderr xr route show
 	assert_equal "$stderr" ""
 	in_r1 tc qdisc add dev veth2 root tbf rate 1mbit burst 8kb latency 50ms
-	in_r1 tc qdisc add dev veth1 clsact
-	in_r1 tc filter add dev veth1 ingress bpf da obj "$XF_TOP/build/probe.bpf.o" sec tc
+	probe_filter veth1 ingress
 	warn='^Warning: the fast path on veth1 bypasses what was not there at its attach: qdisc tbf [0-9a-f]+: root on veth2; tc ingress filter probe\.bpf\.o:\[tc\] \(prio [0-9]+\) on veth1; detach it, use hook tc, or attach it again with "qdisc bypass"\.$'
 	for cmd in "route show" "stats show" "feature show"; do
 		# shellcheck disable=SC2086
