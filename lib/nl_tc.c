@@ -195,6 +195,7 @@ static bool tc_fq_codel_stock(const struct nlattr *opts)
 		[TCA_FQ_CODEL_MEMORY_LIMIT] = 32 << 20,
 	};
 	const struct nlattr *a;
+	uint32_t v;
 	uint16_t t;
 
 	if (!opts)
@@ -204,8 +205,13 @@ static bool tc_fq_codel_stock(const struct nlattr *opts)
 		if (t == TCA_FQ_CODEL_QUANTUM)
 			continue;
 		if (t >= sizeof(want) / sizeof(want[0]) || !want[t] ||
-		    mnl_attr_get_payload_len(a) < sizeof(uint32_t) ||
-		    mnl_attr_get_u32(a) != want[t])
+		    mnl_attr_get_payload_len(a) < sizeof(uint32_t))
+			return false;
+		/* The times go through codel's 1024 ns units: 5 ms reads
+		 * back as 4999 us. */
+		v = mnl_attr_get_u32(a);
+		if (v != want[t] && !((t == TCA_FQ_CODEL_TARGET || t == TCA_FQ_CODEL_INTERVAL) &&
+				      v == want[t] - 1))
 			return false;
 	}
 	return true;
