@@ -152,12 +152,27 @@ qdisc_or_skip() {
 	xdp_refused '^Error: hook xdp would bypass egress queueing: qdisc netem [0-9a-f]+: root on veth2; use hook tc'
 }
 
-@test "qdisc: pfifo_fast, added as a NIC has it by default, is not refused" {
+# mq_pair KIND: a third member for r1, mq0 (its peer mq1 in r1 too), with
+# two transmit queues: mq at its root and a KIND child on each, as a NIC's
+# defaults are.
+mq_pair() {
+	ip -n "$XF_NS_R1" link add name mq0 numtxqueues 2 numrxqueues 2 type veth \
+		peer name mq1 numtxqueues 2 numrxqueues 2
+	ip -n "$XF_NS_R1" link set mq0 up
+	ip -n "$XF_NS_R1" link set mq1 up
+	in_r1 ethtool -K mq1 tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
+	in_r1 tc qdisc add dev mq0 root handle 1: mq
+	in_r1 tc qdisc add dev mq0 parent 1:1 "$1"
+	in_r1 tc qdisc add dev mq0 parent 1:2 "$1"
+}
+
+@test "qdisc: pfifo_fast, and mq with pfifo_fast children, as a NIC has them by default, are not refused" {
 	in_r1 tc qdisc add dev veth1 root pfifo_fast
 	in_r1 tc qdisc add dev veth2 root pfifo_fast
+	mq_pair pfifo_fast
 	xdp_ready
 	warm_up
-	run -0 xr route attach dev veth1 dev veth2 hook xdp
+	run -0 xr route attach dev veth1 dev veth2 dev mq0 hook xdp
 	run -0 ping4 3 "$XF_H2_IP4" -q
 	assert_equal "$(ctr veth1 forwarded)" 3
 	run -0 --separate-stderr xr -j route show
@@ -167,10 +182,11 @@ qdisc_or_skip() {
 }
 
 # bats test_tags=guest
-@test "qdisc: fq_codel with its defaults is not refused; with its own limit it is" {
+@test "qdisc: fq_codel with its defaults, also as mq's children, is not refused; with its own limit it is" {
 	qdisc_or_skip fq_codel
+	mq_pair fq_codel
 	xdp_ready
-	run -0 xr route attach dev veth1 dev veth2 hook xdp
+	run -0 xr route attach dev veth1 dev veth2 dev mq0 hook xdp
 	run -0 xr route detach all
 	in_r1 tc qdisc change dev veth2 root fq_codel limit 100
 	xdp_refused '^Error: hook xdp would bypass egress queueing: qdisc fq_codel [0-9a-f]+: root on veth2; '
