@@ -5,8 +5,9 @@
  * table, run_object() and the batch reader and line splitter are the real
  * ones, and so are the verbs of cmd/ that they dispatch to. The seam is
  * where a verb would first touch the kernel: every verb gets its netlink
- * socket and the lock from xfwd_nl()/xfwd_nl_locked(), and here those fail
- * (with an Error, as the real ones do when they fail). The shipped binary
+ * socket and the lock from xfwd_nl(), xfwd_nl_get() or xfwd_nl_locked(),
+ * and here those fail (with an Error, as the real ones do when they
+ * fail). The shipped binary
  * is not changed for this.
  *
  * fuzz_cli: the input is argv, words separated by NUL or newline; "-b FILE"
@@ -61,12 +62,14 @@ static int fuzz_setns(int fd, int type)
 }
 
 struct xf_nl *xfwd_nl_real(struct xfwd *x);
+int xfwd_nl_get_real(struct xfwd *x, struct xf_nl **nl);
 int xfwd_lock_real(struct xfwd *x);
 int xfwd_nl_locked_real(struct xfwd *x, struct xf_nl **nl);
 int xfwd_main(int argc, char **argv);
 
 #define main xfwd_main
 #define xfwd_nl xfwd_nl_real
+#define xfwd_nl_get xfwd_nl_get_real
 #define xfwd_lock xfwd_lock_real
 #define xfwd_nl_locked xfwd_nl_locked_real
 #define setns fuzz_setns
@@ -76,6 +79,7 @@ int xfwd_main(int argc, char **argv);
 #include "../../cmd/xfwd.c"
 #undef main
 #undef xfwd_nl
+#undef xfwd_nl_get
 #undef xfwd_lock
 #undef xfwd_nl_locked
 #undef setns
@@ -97,10 +101,15 @@ int xfwd_lock(struct xfwd *x)
 	return -EIO;
 }
 
-int xfwd_nl_locked(struct xfwd *x, struct xf_nl **nl)
+int xfwd_nl_get(struct xfwd *x, struct xf_nl **nl)
 {
 	*nl = xfwd_nl(x);
 	return -EIO;
+}
+
+int xfwd_nl_locked(struct xfwd *x, struct xf_nl **nl)
+{
+	return xfwd_nl_get(x, nl);
 }
 
 static bool starts(const char *s, const char *p)
