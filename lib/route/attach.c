@@ -56,14 +56,16 @@ static int rt_check_foreign(struct xf_nl *nl, const struct rt_dev *d)
 	if (d->hook == XF_HOOK_XDP) {
 		struct xf_route_skip s[1];
 		char one[256];
+		int err;
 
 		/* XDP runs before tc ingress: what is there would never see
 		 * a packet the fast path forwards. */
-		n = rt_skip_ingress(nl, d->carrier, 0, s, 1);
-		if (n < 0) {
+		n = 0;
+		err = rt_skip_ingress(nl, d->carrier, 0, s, 1, &n);
+		if (err) {
 			fprintf(stderr, "Error: cannot read the tc ingress of %s: %s.\n",
-				d->cl.name, strerror(-n));
-			return n;
+				d->cl.name, strerror(-err));
+			return err;
 		}
 		if (n > 0) {
 			fprintf(stderr, "Error: hook xdp would bypass the tc ingress of %s: %s; "
@@ -366,7 +368,7 @@ static int rt_check_xfrm(struct xf_inst *in, const struct xf_route_attach_opts *
 	struct xf_route_skip s[XF_ROUTE_SKIP_MAX];
 	char line[1024] = "";
 	struct xf_xfrm_set x;
-	int n, named = 0;
+	int n = 0, named = 0;
 
 	if (rt_inst_kctx(in))
 		return 0;
@@ -377,8 +379,8 @@ static int rt_check_xfrm(struct xf_inst *in, const struct xf_route_attach_opts *
 		xf_xfrm_free(&x);
 		return -EPERM;
 	}
-	n = rt_skip_xfrm(&x, (o->family & XF_RTIF_INET ? XF_RTIF_WANT_INET : 0) |
-			 (o->family & XF_RTIF_INET6 ? XF_RTIF_WANT_INET6 : 0), s, XF_ROUTE_SKIP_MAX);
+	rt_skip_xfrm(&x, (o->family & XF_RTIF_INET ? XF_RTIF_WANT_INET : 0) |
+		     (o->family & XF_RTIF_INET6 ? XF_RTIF_WANT_INET6 : 0), s, XF_ROUTE_SKIP_MAX, &n);
 	xf_xfrm_free(&x);
 	if (!n)
 		return 0;
@@ -433,14 +435,12 @@ static int rt_check_egress(struct xf_nl *nl, struct xf_inst *in, const struct rt
 		if (!(new_xdp > 1 || (new_xdp && new_xdp_if != (int)key) ||
 		      (new && (old_xdp > 1 || (old_xdp && old_xdp_if != (int)key)))))
 			continue;
-		k = rt_skip_egress(nl, key, s + (ns < XF_ROUTE_SKIP_MAX ? ns : 0),
-				   ns < XF_ROUTE_SKIP_MAX ? XF_ROUTE_SKIP_MAX - ns : 0);
-		if (k < 0) {
+		k = rt_skip_egress(nl, key, s, XF_ROUTE_SKIP_MAX, &ns);
+		if (k) {
 			fprintf(stderr, "Error: cannot read the egress queueing of ifindex %u: "
 				"%s.\n", key, strerror(-k));
 			return k;
 		}
-		ns += k;
 	}
 	if (!ns)
 		return 0;

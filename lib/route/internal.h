@@ -141,22 +141,23 @@ int rt_nf_ack(int ifindex, const char *dev, uint32_t rtif_flags);
 void rt_nf_member(const struct xf_nf_set *s, struct xf_route_iface *ri);
 
 /* skips.c: xfrm, egress queueing and tc ingress, which the fast path
- * skips. Each fills out[0..max) and returns how many it found, or -errno
- * where the kernel would not tell (-EPERM without CAP_NET_ADMIN). */
+ * skips. Each appends what it finds to out[*n..max), counting in *n also
+ * what does not fit; the tc ones return 0, or -errno where the kernel
+ * would not tell (-EPERM without CAP_NET_ADMIN). */
 struct xf_xfrm_set;
 /* What a packet redirected by XDP into ifindex skips of its egress: the
  * qdiscs that are not the kernel's defaults and the tc egress filters and
  * programs, of ifindex and, for a VLAN device, of its parent. */
-int rt_skip_egress(struct xf_nl *nl, int ifindex, struct xf_route_skip *out, int max);
+int rt_skip_egress(struct xf_nl *nl, int ifindex, struct xf_route_skip *out, int max, int *n);
 /* The tc ingress filters and tcx programs of carrier but the program
  * except (route's own on hook tc): XDP runs before them all, and a packet
  * route redirects from tcx never reaches the filters after it. */
 int rt_skip_ingress(struct xf_nl *nl, int carrier, uint32_t except, struct xf_route_skip *out,
-		    int max);
+		    int max, int *n);
 /* The xfrm state of x that forwarded traffic of a member with these
  * XF_RTIF_* flags would meet. */
-int rt_skip_xfrm(const struct xf_xfrm_set *x, uint32_t rtif_flags, struct xf_route_skip *out,
-		 int max);
+void rt_skip_xfrm(const struct xf_xfrm_set *x, uint32_t rtif_flags, struct xf_route_skip *out,
+		  int max, int *n);
 /* "qdisc tbf 8001: root on veth2", "xfrm dir fwd ... block". */
 const char *rt_skip_describe(const struct xf_route_skip *s, char *buf, size_t len);
 /* Append s[0..n)'s descriptions not in line yet to line ("; " between),

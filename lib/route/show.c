@@ -117,33 +117,29 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 }
 
 /* The set's egress queueing, which an XDP member's packets skip: of
- * every member, into out[0..max). Returns how many. */
+ * every member, into out[0..max). Returns how many, or -errno. */
 static int rt_set_egress(struct xf_nl *nl, const int *ifx, int n, struct xf_route_skip *out,
 			 int max)
 {
-	int i, k = 0;
-	int r;
+	int i, k = 0, err = 0;
 
-	for (i = 0; i < n; i++) {
-		r = rt_skip_egress(nl, ifx[i], out + (k < max ? k : 0), k < max ? max - k : 0);
-		if (r < 0)
-			return r;
-		k += r;
-	}
-	return k;
+	for (i = 0; i < n && !err; i++)
+		err = rt_skip_egress(nl, ifx[i], out, max, &k);
+	return err ?: k;
 }
 
 /* What ri skips beyond netfilter: x's xfrm (which the kctx build passes),
- * on hook xdp the set's egress eg[0..neg), and the tc ingress of its own
- * device (on hook tc the filters after route's program). */
+ * on hook xdp the set's egress eg[0..neg) (neg < 0: not readable), and
+ * the tc ingress of its own device (on hook tc the filters after route's
+ * program). */
 static void rt_member_skips(struct xf_nl *nl, struct xf_route_iface *ri,
 			    const struct xf_xfrm_set *x, bool kctx,
 			    const struct xf_route_skip *eg, int neg)
 {
-	int i, k, carrier;
+	int i, k = 0, err;
 
 	ri->skip_unread = x->unread;
-	k = rt_skip_xfrm(x, ri->flags, ri->skip, XF_ROUTE_SKIP_MAX);
+	rt_skip_xfrm(x, ri->flags, ri->skip, XF_ROUTE_SKIP_MAX, &k);
 	for (i = 0; i < k && i < XF_ROUTE_SKIP_MAX; i++)
 		ri->skip[i].passed = kctx;
 	if (!ri->name[0]) {
@@ -160,14 +156,11 @@ static void rt_member_skips(struct xf_nl *nl, struct xf_route_iface *ri,
 		}
 		k++;
 	}
-	carrier = ri->vlan.parent ?: ri->ifindex;
-	i = rt_skip_ingress(nl, carrier, ri->hook == XF_HOOK_TC ? ri->prog_id : 0,
-			    ri->skip + (k < XF_ROUTE_SKIP_MAX ? k : 0),
-			    k < XF_ROUTE_SKIP_MAX ? XF_ROUTE_SKIP_MAX - k : 0);
-	if ((i < 0 || neg < 0) && !*ri->skip_unread)
+	err = rt_skip_ingress(nl, ri->vlan.parent ?: ri->ifindex,
+			      ri->hook == XF_HOOK_TC ? ri->prog_id : 0, ri->skip,
+			      XF_ROUTE_SKIP_MAX, &k);
+	if ((err || neg < 0) && !*ri->skip_unread)
 		ri->skip_unread = "tc: Operation not permitted";
-	if (i > 0)
-		k += i;
 	ri->nskip = k;
 }
 

@@ -119,61 +119,57 @@ static int skip_qdiscs(struct xf_nl *nl, int ifindex, struct xf_route_skip *out,
 	return nq < 0 ? nq : 0;
 }
 
-int rt_skip_egress(struct xf_nl *nl, int ifindex, struct xf_route_skip *out, int max)
+int rt_skip_egress(struct xf_nl *nl, int ifindex, struct xf_route_skip *out, int max, int *n)
 {
-	int n = 0, parent = rt_vlan_parent(ifindex), err;
+	int parent = rt_vlan_parent(ifindex), err;
 
-	err = skip_qdiscs(nl, ifindex, out, max, &n) ?:
-	      skip_tc(nl, ifindex, false, XF_SKIP_TC_EGRESS, 0, out, max, &n);
+	err = skip_qdiscs(nl, ifindex, out, max, n) ?:
+	      skip_tc(nl, ifindex, false, XF_SKIP_TC_EGRESS, 0, out, max, n);
 	/* A VLAN device's frames leave through its parent: XDP pushes the
 	 * tag and redirects there. */
 	if (!err && parent > 0)
-		err = skip_qdiscs(nl, parent, out, max, &n) ?:
-		      skip_tc(nl, parent, false, XF_SKIP_TC_EGRESS, 0, out, max, &n);
-	return err ?: n;
+		err = skip_qdiscs(nl, parent, out, max, n) ?:
+		      skip_tc(nl, parent, false, XF_SKIP_TC_EGRESS, 0, out, max, n);
+	return err;
 }
 
 int rt_skip_ingress(struct xf_nl *nl, int carrier, uint32_t except, struct xf_route_skip *out,
-		    int max)
+		    int max, int *n)
 {
-	int n = 0, err;
-
-	err = skip_tc(nl, carrier, true, XF_SKIP_TC_INGRESS, except, out, max, &n);
-	return err ?: n;
+	return skip_tc(nl, carrier, true, XF_SKIP_TC_INGRESS, except, out, max, n);
 }
 
-int rt_skip_xfrm(const struct xf_xfrm_set *x, uint32_t rtif_flags, struct xf_route_skip *out,
-		 int max)
+void rt_skip_xfrm(const struct xf_xfrm_set *x, uint32_t rtif_flags, struct xf_route_skip *out,
+		  int max, int *n)
 {
 	uint32_t families = (rtif_flags & (XF_RTIF_INET | XF_RTIF_WANT_INET) ? XF_NF_INET : 0) |
 			    (rtif_flags & (XF_RTIF_INET6 | XF_RTIF_WANT_INET6) ? XF_NF_INET6 : 0);
 	struct xf_route_skip *s;
-	int i, n = 0;
+	int i, from = *n;
 
 	if (!xf_xfrm_acts(x, families))
-		return 0;
+		return;
 	for (i = 0; i < x->n; i++) {
 		if (!(families & (x->p[i].src.family == AF_INET6 ? XF_NF_INET6 : XF_NF_INET)))
 			continue;
-		s = skip_add(out, max, &n, XF_SKIP_XFRM, 0);
+		s = skip_add(out, max, n, XF_SKIP_XFRM, 0);
 		if (s)
 			xf_xfrm_describe(&x->p[i], s->what, sizeof(s->what));
 	}
 	if (x->block_fwd || x->block_out) {
-		s = skip_add(out, max, &n, XF_SKIP_XFRM, 0);
+		s = skip_add(out, max, n, XF_SKIP_XFRM, 0);
 		if (s)
 			snprintf(s->what, sizeof(s->what), "default policy %s block",
 				 x->block_fwd ? "fwd" : "out");
 	}
 	if (x->states) {
-		s = skip_add(out, max, &n, XF_SKIP_XFRM, 0);
+		s = skip_add(out, max, n, XF_SKIP_XFRM, 0);
 		if (s)
 			snprintf(s->what, sizeof(s->what), "%u state%s", x->states,
 				 x->states == 1 ? "" : "s");
 	}
-	for (i = 0; i < n && i < max; i++)
+	for (i = from; i < *n && i < max; i++)
 		out[i].dev[0] = 0;
-	return n;
 }
 
 const char *xf_route_skip_kind_name(enum xf_route_skip_kind k)
