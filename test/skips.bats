@@ -106,6 +106,39 @@ xfrm_attach() {
 	run -0 attach "$1"
 }
 
+# xfrm_each FN: FN HOOK for hook xdp, then tc, each attached by
+# xfrm_attach and detached after: not where that attach is refused (it
+# checked the refusal), nor hook tc where the kernel has no tcx.
+xfrm_each() {
+	local hook
+	for hook in xdp tc; do
+		if no_tcx $hook; then continue; fi
+		xfrm_attach $hook || continue
+		"$1" $hook
+		run -0 xr route detach all
+	done
+}
+
+# none_through: 3 pings from h1 do not reach h2; none was forwarded.
+none_through() {
+	run -1 ping4 3 "$XF_H2_IP4" -q
+	assert_equal "$(ctr veth1 forwarded)" 0
+}
+
+# xfrm_passed: route show lists only xfrm, as passed.
+xfrm_passed() {
+	none_through
+	run -0 --separate-stderr xr -j route show dev veth1
+	run -0 jq -ce '[.interfaces[0].skips.items[] | [.kind, .handling]] | unique' <<<"$output"
+	assert_output '[["xfrm","passed"]]'
+}
+
+# xfrm_counted: the pings were passed under the reason xfrm.
+xfrm_counted() {
+	none_through
+	assert_equal "$(ctr veth1 xfrm)" 3
+}
+
 @test "qdisc: a tbf on the egress shapes as the kernel's on hook tc; hook xdp is refused naming it, or with qdisc bypass forwards unshaped" {
 	local kernel tc bypass
 	warm_up
@@ -232,24 +265,17 @@ mq_pair() {
 }
 
 @test "xfrm: a fwd block policy: nothing gets through the kernel, nor either hook" {
-	local k0 hook
+	local k0
 	warm_up
 	in_r1 ip xfrm policy add src 198.18.1.0/24 dst 198.18.2.0/24 dir fwd action block
 	k0=$(kstat "$XF_NS_H2" IcmpInEchos)
 	run -1 ping4 3 "$XF_H2_IP4" -q
-	for hook in xdp tc; do
-		if no_tcx $hook; then continue; fi
-		xfrm_attach $hook || continue
-		run -1 ping4 3 "$XF_H2_IP4" -q
-		assert_equal "$(ctr veth1 forwarded)" 0
-		assert_equal "$(ctr veth1 xfrm)" 3
-		run -0 xr route detach all
-	done
+	xfrm_each xfrm_counted
 	assert_equal "$(kstat "$XF_NS_H2" IcmpInEchos)" "$k0"
 }
 
 @test "xfrm: an ESP tunnel policy without a state (IKE not done yet): nothing reaches h2 in plaintext on either hook" {
-	local k0 hook
+	local k0
 	warm_up
 	in_r1 ip xfrm policy add src 198.18.1.0/24 dst 198.18.2.0/24 dir out \
 		tmpl src "$XF_R1_IP4B" dst "$XF_H2_IP4" proto esp mode tunnel
@@ -257,32 +283,16 @@ mq_pair() {
 		tmpl src "$XF_R1_IP4B" dst "$XF_H2_IP4" proto esp mode tunnel level use
 	k0=$(kstat "$XF_NS_H2" IcmpInEchos)
 	run -1 ping4 3 "$XF_H2_IP4" -q
-	for hook in xdp tc; do
-		if no_tcx $hook; then continue; fi
-		xfrm_attach $hook || continue
-		run -1 ping4 3 "$XF_H2_IP4" -q
-		assert_equal "$(ctr veth1 forwarded)" 0
-		run -0 --separate-stderr xr -j route show dev veth1
-		run -0 jq -ce '[.interfaces[0].skips.items[] | [.kind, .handling]] | unique' <<<"$output"
-		assert_output '[["xfrm","passed"]]'
-		run -0 xr route detach all
-	done
+	xfrm_each xfrm_passed
 	assert_equal "$(kstat "$XF_NS_H2" IcmpInEchos)" "$k0"
 }
 
 @test "xfrm: a default policy that blocks forwarding (setdefault fwd block) is followed on both hooks" {
-	local hook
 	warm_up
 	in_r1 ip xfrm policy setdefault fwd block 2>/dev/null ||
 		skip "this ip cannot set xfrm default policies"
 	run -1 ping4 3 "$XF_H2_IP4" -q
-	for hook in xdp tc; do
-		if no_tcx $hook; then continue; fi
-		xfrm_attach $hook || continue
-		run -1 ping4 3 "$XF_H2_IP4" -q
-		assert_equal "$(ctr veth1 xfrm)" 3
-		run -0 xr route detach all
-	done
+	xfrm_each xfrm_counted
 }
 
 @test "xfrm: a policy added after the attach takes the next packet, a removed one frees it, with no command run" {
