@@ -97,7 +97,7 @@ probe_filter() {
 xfrm_refused() {
 	run -1 --separate-stderr attach "$1"
 	assert_output ""
-	assert_regex "$stderr" '^Error: the fast path would bypass IPsec: xfrm dir fwd '
+	assert_regex "$stderr" '^Error: the fast path would bypass IPsec: xfrm (dir fwd |default policy fwd block)'
 	nothing_attached
 }
 
