@@ -10,7 +10,6 @@
 #include <libmnl/libmnl.h>
 #include <linux/xfrm.h>
 
-#include "nf.h"
 #include "nl.h"
 #include "nl_xfrm.h"
 #include "vec.h"
@@ -149,18 +148,6 @@ void xf_xfrm_free(struct xf_xfrm_set *s)
 	free(s->p);
 	s->p = NULL;
 	s->n = s->cap = 0;
-}
-
-bool xf_xfrm_acts(const struct xf_xfrm_set *s, uint32_t families)
-{
-	int i;
-
-	if (s->block_fwd || s->block_out || s->states)
-		return true;
-	for (i = 0; i < s->n; i++)
-		if (families & (s->p[i].src.family == AF_INET6 ? XF_NF_INET6 : XF_NF_INET))
-			return true;
-	return false;
 }
 
 static const char *xfrm_proto_name(uint8_t proto)

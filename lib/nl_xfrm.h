@@ -43,9 +43,6 @@ struct xf_xfrm_set {
  * cannot be read fills s->unread. 0/-ENOMEM. */
 int xf_xfrm_scan(struct xf_xfrm_set *s);
 void xf_xfrm_free(struct xf_xfrm_set *s);
-/* Whether forwarded traffic of families (XF_NF_INET, XF_NF_INET6 bits of
- * nf.h) can meet anything in s. */
-bool xf_xfrm_acts(const struct xf_xfrm_set *s, uint32_t families);
 /* "dir fwd 198.18.1.0/24 -> 198.18.2.0/24 block", "dir out ... esp
  * tunnel 198.18.1.1 -> 198.18.2.2". Returns buf. */
 const char *xf_xfrm_describe(const struct xf_xfrm_pol *p, char *buf, size_t len);

@@ -379,8 +379,7 @@ static int rt_check_xfrm(struct xf_inst *in, const struct xf_route_attach_opts *
 		xf_xfrm_free(&x);
 		return -EPERM;
 	}
-	rt_skip_xfrm(&x, (o->family & XF_RTIF_INET ? XF_RTIF_WANT_INET : 0) |
-		     (o->family & XF_RTIF_INET6 ? XF_RTIF_WANT_INET6 : 0), s, XF_ROUTE_SKIP_MAX, &n);
+	rt_skip_xfrm(&x, o->family, s, XF_ROUTE_SKIP_MAX, &n);
 	xf_xfrm_free(&x);
 	if (!n)
 		return 0;

@@ -131,6 +131,9 @@ const char *rt_peer_offload_warning(struct xf_nl *nl, const struct xf_link *l, c
 /* XF_RUN_ROOT/ns<id>/<ifindex>/route-netfilter: the chains the operator
  * accepted to bypass with "netfilter bypass", one key per line. */
 #define RT_NF_RUN "route-netfilter"
+/* The families (XF_NF_INET, XF_NF_INET6 of nf.h) that a member with
+ * these XF_RTIF_* flags forwards, or a command with these families. */
+uint32_t rt_nf_families(uint32_t rtif_flags);
 /* route attach without "netfilter bypass": refuse with one Error line
  * naming what devs[0..n) would bypass, if anything. 0/-EPERM/-errno. */
 int rt_nf_refuse(const char *const *devs, int n, uint32_t rtif_flags);

@@ -18,7 +18,7 @@
 #define RT_NF_NAMED 3
 
 /* XF_NF_INET/INET6 of the families asked for in XF_RTIF_WANT_* / INET*. */
-static uint32_t rt_nf_families(uint32_t f)
+uint32_t rt_nf_families(uint32_t f)
 {
 	return (f & (XF_RTIF_INET | XF_RTIF_WANT_INET) ? XF_NF_INET : 0) |
 	       (f & (XF_RTIF_INET6 | XF_RTIF_WANT_INET6) ? XF_NF_INET6 : 0);

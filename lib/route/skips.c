@@ -44,7 +44,7 @@ static struct xf_route_skip *skip_add(struct xf_route_skip *out, int max, int *n
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
 	s->ifindex = ifindex;
-	if (!if_indextoname(ifindex, s->dev))
+	if (ifindex && !if_indextoname(ifindex, s->dev))
 		snprintf(s->dev, sizeof(s->dev), "%d", ifindex);
 	return s;
 }
@@ -142,13 +142,10 @@ int rt_skip_ingress(struct xf_nl *nl, int carrier, uint32_t except, struct xf_ro
 void rt_skip_xfrm(const struct xf_xfrm_set *x, uint32_t rtif_flags, struct xf_route_skip *out,
 		  int max, int *n)
 {
-	uint32_t families = (rtif_flags & (XF_RTIF_INET | XF_RTIF_WANT_INET) ? XF_NF_INET : 0) |
-			    (rtif_flags & (XF_RTIF_INET6 | XF_RTIF_WANT_INET6) ? XF_NF_INET6 : 0);
+	uint32_t families = rt_nf_families(rtif_flags);
 	struct xf_route_skip *s;
-	int i, from = *n;
+	int i;
 
-	if (!xf_xfrm_acts(x, families))
-		return;
 	for (i = 0; i < x->n; i++) {
 		if (!(families & (x->p[i].src.family == AF_INET6 ? XF_NF_INET6 : XF_NF_INET)))
 			continue;
@@ -168,8 +165,6 @@ void rt_skip_xfrm(const struct xf_xfrm_set *x, uint32_t rtif_flags, struct xf_ro
 			snprintf(s->what, sizeof(s->what), "%u state%s", x->states,
 				 x->states == 1 ? "" : "s");
 	}
-	for (i = from; i < *n && i < max; i++)
-		out[i].dev[0] = 0;
 }
 
 const char *xf_route_skip_kind_name(enum xf_route_skip_kind k)
