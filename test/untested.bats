@@ -57,6 +57,14 @@ teardown() {
 
 # 5 echo requests of 1000 bytes each way: 5 frames of 1042 bytes
 # forwarded on veth1, 5210 bytes, which -h prints as 5.1KiB.
+# both_pings N: N pings of each family from h1 reach h2 and come back.
+both_pings() {
+	run -0 ping4 "$1" "$XF_H2_IP4" -q
+	assert_output --partial "$1 packets transmitted, $1 received"
+	run -0 ping6 "$1" "$XF_H2_IP6" -q
+	assert_output --partial "$1 packets transmitted, $1 received"
+}
+
 @test "-h: route show and stats show print bytes in human units; plain and JSON keep integers" {
 	topo
 	warm_up
@@ -124,10 +132,7 @@ xdp_mode_fwd() {
 	done
 	k4=$(kstat "$XF_NS_R1" IpForwDatagrams)
 	k6=$(kstat "$XF_NS_R1" Ip6OutForwDatagrams)
-	run -0 ping4 10 "$XF_H2_IP4" -q
-	assert_output --partial "10 packets transmitted, 10 received"
-	run -0 ping6 10 "$XF_H2_IP6" -q
-	assert_output --partial "10 packets transmitted, 10 received"
+	both_pings 10
 	wait_until 3 ctr_ge veth2 forwarded 20 || true
 	assert_equal "$(ctr veth1 forwarded) $(ctr veth2 forwarded)" "20 20"
 	assert_equal "$(kstat "$XF_NS_R1" IpForwDatagrams)/$(kstat "$XF_NS_R1" Ip6OutForwDatagrams)" "$k4/$k6"
@@ -171,10 +176,7 @@ xdp_mode_fwd() {
 	run -0 xr -j route show
 	assert_equal "$(jq -r '[.interfaces[] | "\(.family) \(.lookup) \(.netfilter.bypass)"] | unique | join(",")' <<<"$output")" \
 		"all full false"
-	run -0 ping4 5 "$XF_H2_IP4" -q
-	assert_output --partial "5 packets transmitted, 5 received"
-	run -0 ping6 5 "$XF_H2_IP6" -q
-	assert_output --partial "5 packets transmitted, 5 received"
+	both_pings 5
 	wait_until 3 ctr_ge veth1 forwarded 10 || true
 	assert_equal "$(ctr veth1 forwarded) $(ctr veth1 family)" "10 0"
 }
