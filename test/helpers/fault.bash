@@ -127,9 +127,10 @@ consistent() {
 # command done, and the count of faults injected in FAULTS. FAULT_SNAP
 # names the state function (snap, or snap_rebuilt). FAULT_STRIDE=K tries
 # N = 1, 1 + K, 1 + 2K, ...: for commands of a thousand kernel calls
-# (restore), whose every call would take the suite tens of minutes.
+# (restore), whose every call would take the suite tens of minutes;
+# FAULT_FIRST=N starts at N instead of 1.
 fault_loop() {
-	local undo=$1 n=1 rc out tol=0
+	local undo=$1 n=${FAULT_FIRST:-1} rc out tol=0
 	shift 2
 	local before after want state=${FAULT_SNAP:-snap}
 	# The clean run first, for what success looks like.
