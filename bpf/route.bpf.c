@@ -68,6 +68,7 @@
 #include "route_kctx.h"
 #endif
 #include "route_maps.h"
+#include "route_nbr.h"
 #include "route_path.h"
 #include "route_tables.h"
 #include "route_vlan.h"
@@ -447,6 +448,11 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	}
 	if (md->fib_rc == BPF_FIB_LKUP_RET_NO_NEIGH)
 		return XF_RR_NO_NEIGH;
+	/* tc: the kernel uses the entry as its forwarding would
+	 * (route_nbr.h; xdp: after its redirect). Not for route get, which
+	 * shows the lookup's own answer. */
+	if (XF_BENCH_ON(NBR) && hook == XF_RT_TC && !md->trace && xf_rt_nbr_due(fib))
+		return XF_RR_NEIGH_UPKEEP;
 	return XF_RR_FORWARDED;
 }
 
@@ -516,6 +522,12 @@ int xf_route_xdp(struct xdp_md *ctx)
 	 * the packet unmodified for XDP_PASS. */
 	if (bpf_redirect_map(&xf_tx_ports, md.fib.ifindex, 0) != XDP_REDIRECT) {
 		reason = xf_rt_egress_reason(md.fib.ifindex, 1);
+		goto pass;
+	}
+	/* The neighbour's use by the kernel (route_nbr.h), for what the
+	 * fast path would send. Not for route get. */
+	if (XF_BENCH_ON(NBR) && !trace && xf_rt_nbr_due(&md.fib)) {
+		reason = XF_RR_NEIGH_UPKEEP;
 		goto pass;
 	}
 	if (!XF_BENCH_ON(WRITE))

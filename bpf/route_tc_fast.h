@@ -53,6 +53,7 @@
 #include "route_defs.h"
 #include "route_fast.h"
 #include "route_maps.h"
+#include "route_nbr.h"
 #include "route_path.h"
 #include "route_vlan.h"
 #include "xfwd_bpf.h"
@@ -62,7 +63,8 @@
  * len bytes counted on slot: the tag popped as vlan_do_receive() would
  * (priority vprio), TTL and MACs rewritten, and sent as xf_route_tc()
  * sends it; v4 with the header's tos for the priority ip_forward() sets
- * where net says so. 1 with *verdict; 0 with the packet untouched. */
+ * where net says so. 1 with *verdict (passed, for the neighbour's upkeep,
+ * when due); 0 with the packet untouched. */
 static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, struct net___xf *net,
 					     const struct bpf_fib_lookup *fib,
 					     const struct xf_route_ifcfg *ocfg, int tagged,
@@ -72,6 +74,12 @@ static __always_inline int xf_rt_tc_fast_out(struct __sk_buff *skb, struct net__
 	void *data, *data_end;
 	__s64 diff;
 
+	/* The neighbour's use by the kernel (route_nbr.h). */
+	if (XF_BENCH_ON(NBR) && xf_rt_nbr_due(fib)) {
+		xf_rt_count(slot, XF_RR_NEIGH_UPKEEP, len);
+		*verdict = TC_ACT_UNSPEC;
+		return 1;
+	}
 	if (tagged && XF_BENCH_ON(VLANPOP)) {
 		/* As the general path: what vlan_do_receive() does. Popping a
 		 * tag in skb metadata does not fail; had it, the general path

@@ -50,6 +50,7 @@
 #include "route_defs.h"
 #include "route_fast.h"
 #include "route_maps.h"
+#include "route_nbr.h"
 #include "route_path.h"
 #include "route_vlan.h"
 #include "xfwd_bpf.h"
@@ -65,8 +66,8 @@ static __always_inline int xf_rt_xdp_fast_in(const struct xf_route_ifcfg *cfg,
 
 /* The FIB's answer fib, for a packet of len bytes (without its tag,
  * when tagged) counted on slot: sent as the general path sends it, 1 with
- * *verdict; 0, untouched, when the egress is a VLAN device or not in the
- * device map. */
+ * *verdict (passed, for the neighbour's upkeep, when due); 0, untouched,
+ * when the egress is a VLAN device or not in the device map. */
 static __always_inline int xf_rt_xdp_fast_out(struct xdp_md *ctx, const struct bpf_fib_lookup *fib,
 					      void *data, void *data_end, int tagged, __u32 slot,
 					      __u32 len, int *verdict)
@@ -79,6 +80,12 @@ static __always_inline int xf_rt_xdp_fast_out(struct xdp_md *ctx, const struct b
 	/* Only records the target: a failure leaves nothing done. */
 	if (bpf_redirect_map(&xf_tx_ports, fib->ifindex, 0) != XDP_REDIRECT)
 		return 0;
+	/* The neighbour's use by the kernel (route_nbr.h). */
+	if (XF_BENCH_ON(NBR) && xf_rt_nbr_due(fib)) {
+		xf_rt_count(slot, XF_RR_NEIGH_UPKEEP, len);
+		*verdict = XDP_PASS;
+		return 1;
+	}
 	*verdict = XDP_REDIRECT;
 	if (XF_BENCH_ON(WRITE)) {
 		/* Tagged: the untagged frame's header ends where the tag

@@ -67,7 +67,8 @@
 	X(VLAN_SOURCE, "vlan_source")	/* no route back via the VLAN device */ \
 	X(VLAN_DOWN, "vlan_down")	/* the VLAN device is down (XF_KCTX) */	\
 	X(VLAN_QOS, "vlan_qos")		/* xdp: egress priority not mapped */	\
-	X(XFRM, "xfrm")			/* IPsec policies or states (XF_KCTX) */
+	X(XFRM, "xfrm")			/* IPsec policies or states (XF_KCTX) */ \
+	X(NEIGH_UPKEEP, "neigh_upkeep")	/* the neighbour's periodic use */
 
 #define XF_RR_ENUM_(id, name) XF_RR_##id,
 enum xf_route_reason {
@@ -394,6 +395,37 @@ struct xf_route_trace_in {
  * cb[3] = XF_RT_TRACE_VLAN | TCI, cb[4] = the tag's protocol (network
  * order), read where a received skb's vlan_tci and vlan_proto are. */
 #define XF_RT_TRACE_VLAN 0x10000U
+
+/*
+ * xf_rt_nbr: ARRAY[XF_RT_NBR_SETS] of two-way sets, the neighbour upkeep.
+ * bpf_fib_lookup() answers with a neighbour entry's address whatever its
+ * NUD state and never uses the entry, while the kernel's own forwarding
+ * goes through neigh_event_send() on every packet: that use is what moves
+ * a STALE entry on to DELAY and PROBE, and what makes an expiring
+ * REACHABLE entry go to DELAY rather than STALE. So the first packet to a
+ * next hop (egress ifindex, family, address as the lookup leaves them)
+ * and then one every XF_RT_NBR_NS is passed to the kernel
+ * (XF_RR_NEIGH_UPKEEP), which forwards it through the entry. A way is
+ * taken by a next hop of its set's hash (XF_RT_NBR_SET()) when it is free
+ * or holds the older due time; a next hop that finds no way of its own is
+ * passed, so a full set costs passes, never a missed use. Written by the
+ * programs alone.
+ */
+#define XF_RT_NBR_SETS 4096
+#define XF_RT_NBR_NS 500000000ULL
+#define XF_RT_NBR_SET(ifindex, a0, a3) \
+	((XF_RT_FOLD((a0) ^ (a3)) ^ (ifindex)) & (XF_RT_NBR_SETS - 1))
+
+struct xf_route_nbr_way {
+	__u32 ifindex;		/* egress; 0: free */
+	__u32 family;		/* AF_INET or AF_INET6, as the lookup says */
+	__u32 addr[4];		/* next hop, network order (IPv4: addr[0]) */
+	__u64 due;		/* bpf_ktime_get_coarse_ns() of the next pass */
+};
+
+struct xf_route_nbr {
+	struct xf_route_nbr_way w[2];
+};
 
 /* xf_route_trace.flags */
 #define XF_RTT_FIB (1U << 0)	/* bpf_fib_lookup ran: fib_rc valid */

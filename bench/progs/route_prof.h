@@ -34,6 +34,7 @@
 				 * its device's configuration (off: that
 				 * device's own entry, bench/vlan-ratio's
 				 * nofold) */
+#define XF_PROF_NBR 16384	/* the neighbour upkeep's check (route_nbr.h) */
 
 #define XF_BENCH_ON(name) (!(XF_PROF_OFF & XF_PROF_##name))
 

@@ -37,6 +37,7 @@ static const struct xf_inst_obj rt_objs[RT_NFDS] = {
 	[RT_MAP_VLAN] = { .pin = "xf_rt_vlan" },
 	[RT_MAP_LOC6] = { .pin = "xf_rt_loc6" },
 	[RT_MAP_VLC] = { .pin = "xf_rt_vlc" },
+	[RT_MAP_NBR] = { .pin = "xf_rt_nbr" },
 };
 
 const struct xf_inst_desc rt_inst_desc = {

@@ -49,7 +49,7 @@ struct xf_link;
 /* The instance's programs and maps: fd[] of its struct xf_inst. */
 enum { RT_PROG_TC, RT_MAP_TX, RT_MAP_IFCFG, RT_MAP_STATS, RT_MAP_TRACE,
        RT_MAP_LOCAL, RT_MAP_IFC, RT_PROG_GENID, RT_MAP_SRC4, RT_MAP_VLAN,
-       RT_MAP_LOC6, RT_MAP_VLC, RT_NFDS };
+       RT_MAP_LOC6, RT_MAP_VLC, RT_MAP_NBR, RT_NFDS };
 
 /* inst.c: the instance. */
 /* The namespace's one route instance, pinned as XF_PIN_ROOT/ns<id>/route/. */

@@ -60,9 +60,15 @@ attach() {
 
 # ctr DEV KEY: the fast path's counter on DEV for KEY: "forwarded",
 # "forwarded_bytes" or a pass reason's packets (0 when not listed).
+# "forwarded" counts with it the packets passed for the neighbour's
+# upkeep (neigh_upkeep: the first to a next hop, then one each half
+# second, which the kernel forwards the same way); "fast" does not.
 ctr() {
 	xr -j route show dev "$1" | jq -er --arg k "$2" '.interfaces[0] |
-		if $k == "forwarded" or $k == "forwarded_bytes" then .[$k] else
+		([.pass_reasons[] | select(.reason == "neigh_upkeep")] | first) as $u |
+		if $k == "forwarded" then .forwarded + ($u.packets // 0)
+		elif $k == "forwarded_bytes" then .forwarded_bytes + ($u.bytes // 0)
+		elif $k == "fast" then .forwarded else
 		[.pass_reasons[] | select(.reason == $k) | .packets] | add // 0 end'
 }
 
@@ -77,6 +83,25 @@ ctr_ge() {
 kstat() {
 	ip netns exec "$1" nstat -asz "$2" | awk -v n="$2" '$1 == n { print $2; f = 1 }
 		END { exit !f }'
+}
+
+# kfwd_mark DEV...: what r1's kernel forwarded (IpForwDatagrams and
+# Ip6OutForwDatagrams, summed) less what the fast path on DEVs passed for
+# the neighbours' upkeep, which the kernel forwards too: the kernel's own
+# share, for kfwd_is.
+kfwd_mark() {
+	local n d
+	n=$(($(kstat "$XF_NS_R1" IpForwDatagrams) + $(kstat "$XF_NS_R1" Ip6OutForwDatagrams)))
+	for d; do n=$((n - $(ctr "$d" neigh_upkeep))); done
+	echo "$n"
+}
+
+# kfwd_is MARK N DEV...: the kernel's own share (kfwd_mark DEV...) grew
+# by exactly N since MARK. Called as a command, never under run.
+kfwd_is() {
+	local m=$1 n=$2
+	shift 2
+	assert_equal "$(kfwd_mark "$@")" $((m + n))
 }
 
 # kstat_ge NS NAME N: the counter has reached N (for wait_until).

@@ -1,0 +1,190 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The fast path keeps r1's neighbour entries as alive as the kernel's own
+# forwarding does (route_nbr.h), h1 -- r1 -- h2, state changed under
+# traffic, the kernel alone first, then each hook: h2 takes a new MAC
+# without telling anyone, h2 goes away, and unicast probes keep flowing
+# under steady traffic. r1's timers on veth2 are short (timers below), so
+# that the kernel's recovery takes seconds; each bound is the kernel's
+# worst case from those timers, plus one second.
+bats_require_minimum_version 1.8.2
+# bats file_tags=root
+
+load helpers/common
+load helpers/route
+
+setup_file() {
+	_need_root
+}
+
+setup() {
+	route_setup
+}
+
+teardown() {
+	route_teardown
+}
+
+# timers: r1's neighbour timers on veth2, both families: reachable for
+# 0.25-0.75 s (base 500 ms), DELAY 1 s, 3 unicast and 3 multicast probes
+# 200 ms apart.
+timers() {
+	local f
+	for f in ipv4 ipv6; do
+		in_r1 sysctl -qw "net.$f.neigh.veth2.base_reachable_time_ms=500" \
+			"net.$f.neigh.veth2.delay_first_probe_time=1" \
+			"net.$f.neigh.veth2.retrans_time_ms=200" \
+			"net.$f.neigh.veth2.ucast_solicit=3" \
+			"net.$f.neigh.veth2.mcast_solicit=3"
+	done
+}
+
+# The kernel's longest way from a change at h2 to its answer, in ms, with
+# those timers: the rest of REACHABLE (750), DELAY (1000), the unicast
+# probes (600), the multicast ones (600); and one second more.
+BOUND_MS=3950
+
+# on HOOK: the fast path on HOOK in r1, or nothing for "kernel". Hook tc
+# delivers into h2's namespace with redirect_peer, which takes the frame
+# whatever its MAC (the skb's packet type was settled on r1): TSO off on
+# veth2 turns that off (lib/route/fast.c), so that tc sends as a NIC
+# would and a stale MAC is lost as it would be on the wire.
+on() {
+	warm_up
+	[[ $1 == kernel ]] && return
+	[[ $1 == tc ]] && in_r1 ethtool -K veth2 tso off
+	run -0 attach "$1"
+}
+
+# upkept HOOK: the fast path passed packets for the neighbours' upkeep
+# (nothing to check for the kernel alone).
+upkept() {
+	[[ $1 == kernel ]] && return
+	(($(ctr veth1 neigh_upkeep) > 0))
+}
+
+# recover_ms 4|6: after h2's silent change, the ms until a ping from h1 is
+# answered again (one ping at a time, each waiting 100 ms), or a failure
+# past BOUND_MS.
+recover_ms() {
+	local v=$1 dst t0 now
+	[[ $v == 4 ]] && dst=$XF_H2_IP4 || dst=$XF_H2_IP6
+	t0=$(date +%s%3N)
+	until in_h1 ping "-$v" -c 1 -W 0.1 -q "$dst" >/dev/null; do
+		now=$(date +%s%3N)
+		((now - t0 <= BOUND_MS)) || {
+			echo "h2 ($dst) not answering $((now - t0)) ms after its MAC changed" >&2
+			return 1
+		}
+	done
+	echo $(($(date +%s%3N) - t0))
+}
+
+# new_mac HOOK: h2's MAC changes with no gratuitous ARP or unsolicited NA;
+# h1 reaches it again within the bound, both families.
+new_mac() {
+	local ms4 ms6
+	timers
+	on "$1"
+	in_h1 ping -c 3 -i 0.2 -q "$XF_H2_IP4" >/dev/null
+	in_h1 ping -6 -c 3 -i 0.2 -q "$XF_H2_IP6" >/dev/null
+	in_h2 ip link set veth0 address 02:00:5e:10:00:02
+	ms4=$(recover_ms 4)
+	ms6=$(recover_ms 6)
+	upkept "$1"
+	echo "# $1: h2 answered again after $ms4 ms (IPv4), $ms6 ms (IPv6)" >&3
+}
+
+@test "h2 changes its MAC silently: the kernel alone finds it again" {
+	new_mac kernel
+}
+
+# bats test_tags=guest
+@test "h2 changes its MAC silently: hook xdp finds it again as fast as the kernel" {
+	new_mac xdp
+}
+
+# bats test_tags=guest
+@test "h2 changes its MAC silently: hook tc finds it again as fast as the kernel" {
+	if no_tcx tc; then tcx_refused; return; fi
+	new_mac tc
+}
+
+# gone HOOK: h2's addresses go, its link stays up (a host that died
+# behind a switch): h1 hears "unreachable" from r1 within the bound,
+# both families.
+gone() {
+	local out
+	timers
+	on "$1"
+	in_h1 ping -c 3 -i 0.2 -q "$XF_H2_IP4" >/dev/null
+	in_h1 ping -6 -c 3 -i 0.2 -q "$XF_H2_IP6" >/dev/null
+	in_h2 ip addr flush dev veth0 scope global
+	out=$(in_h1 ping -c 100 -i 0.1 -w $((BOUND_MS / 1000 + 1)) "$XF_H2_IP4" 2>&1) || true
+	[[ $out == *"From $XF_R1_IP4A"*"Destination Host Unreachable"* ]] ||
+		fail "no host unreachable from r1 within the bound: $out"
+	out=$(in_h1 ping -6 -c 100 -i 0.1 -w $((BOUND_MS / 1000 + 1)) "$XF_H2_IP6" 2>&1) || true
+	[[ $out == *"From $XF_R1_IP6A"*"Address unreachable"* ]] ||
+		fail "no address unreachable from r1 within the bound: $out"
+	upkept "$1"
+}
+
+@test "h2 goes away: the kernel alone answers host and address unreachable" {
+	gone kernel
+}
+
+# bats test_tags=guest
+@test "h2 goes away: hook xdp answers host and address unreachable as the kernel does" {
+	gone xdp
+}
+
+@test "h2 goes away: hook tc answers host and address unreachable as the kernel does" {
+	if no_tcx tc; then tcx_refused; return; fi
+	gone tc
+}
+
+# probes HOOK: under 4 s of pings h1 -> h2 (20 a second, both families),
+# the unicast ARP requests and neighbour solicitations that reach h2,
+# "ARP IPv6" (nft counters in h2).
+probes() {
+	in_h2 nft delete table netdev probes 2>/dev/null || true
+	in_h2 nft -f - <<-'EOF'
+	table netdev probes {
+		chain in {
+			type filter hook ingress device veth0 priority 0;
+			meta pkttype host arp operation request counter
+			meta pkttype host icmpv6 type nd-neighbor-solicit counter
+		}
+	}
+	EOF
+	in_h1 ping -c 80 -i 0.05 -q "$XF_H2_IP4" >/dev/null &
+	in_h1 ping -6 -c 80 -i 0.05 -q "$XF_H2_IP6" >/dev/null
+	wait $!
+	in_h2 nft -j list table netdev probes |
+		jq -r '[.nftables[] | .rule? // empty | .expr[] | .counter? // empty | .packets] | join(" ")'
+}
+
+# steady HOOK: the probes h2 sees under the fast path, at least one of
+# each family, as the kernel sends them (its count shown for comparison).
+steady() {
+	local k f
+	timers
+	on kernel
+	k=$(probes)
+	on "$1"
+	f=$(probes)
+	echo "# unicast probes at h2 in 4 s (ARP NS): kernel $k, hook $1 $f" >&3
+	read -r a n <<<"$f"
+	((a > 0 && n > 0)) || fail "hook $1: no unicast probes at h2 ($f; the kernel sent $k)"
+	upkept "$1"
+}
+
+# bats test_tags=guest
+@test "under steady traffic on hook xdp, h2 gets unicast ARP and NS probes as from the kernel" {
+	steady xdp
+}
+
+@test "under steady traffic on hook tc, h2 gets unicast ARP and NS probes as from the kernel" {
+	if no_tcx tc; then tcx_refused; return; fi
+	steady tc
+}
