@@ -21,8 +21,9 @@ int xf_hook_tcx(int prog_fd, int ifindex, const char *dev, bool ingress, const c
 /* Pin link_fd (a chain's link, or one made otherwise) as pin in the
  * interface's directory, and close it. Prints its own Error. 0/-errno. */
 int xf_hook_pin(int link_fd, int ifindex, const char *dev, const char *pin);
-/* Undo either: unpin (the kernel detaches a link whose last holder goes)
- * and remove the directories left empty. 0/-errno. */
+/* Undo either: unpin (the kernel detaches a link whose last holder goes,
+ * before this returns when the pin was the last) and remove the
+ * directories left empty. 0/-errno. */
 int xf_hook_unpin(int ifindex, const char *pin);
 
 #endif
