@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "nl_link.h"
+#include "nl_neigh.h"
 #include "out.h"
 #include "route/route.h"
 
@@ -427,6 +428,8 @@ static int route_get(struct xfwd *x, struct xf_args *a)
 		memcpy(nh.bytes, res.trace.nh, sizeof(nh.bytes));
 		if (nh.family == AF_INET || nh.family == AF_INET6)
 			out_str(o, "via", xf_addr_str(&nh, false, buf, sizeof(buf)));
+		if (res.neigh >= 0)
+			out_str(o, "neigh", xf_neigh_state_name(res.neigh));
 	}
 	/* Also without oif: the FIB gives no egress with "frag needed". */
 	if (res.trace.mtu)

@@ -20,6 +20,7 @@
 
 #include "csum.h"
 #include "nl_link.h"
+#include "nl_neigh.h"
 #include "route/route.h"
 #include "internal.h"
 
@@ -286,6 +287,26 @@ static int get_vlan(struct xf_nl *nl, const struct xf_route_get_req *req,
 	return 0;
 }
 
+/* The state of the entry of the next hop the run found, as the kernel
+ * has it now (res->neigh: -1 when there is no next hop or it cannot be
+ * read, 0 when there is no entry). */
+static void route_get_neigh(struct xf_nl *nl, struct xf_route_get_res *res)
+{
+	uint16_t st;
+	int err;
+
+	res->neigh = -1;
+	if (!res->trace.oif ||
+	    (res->trace.nh_family != AF_INET && res->trace.nh_family != AF_INET6))
+		return;
+	err = xf_neigh_state(nl, res->trace.oif, res->trace.nh_family,
+			     (const uint8_t *)res->trace.nh, &st);
+	if (!err)
+		res->neigh = st;
+	else if (err == -ENOENT)
+		res->neigh = 0;
+}
+
 int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 		 struct xf_route_get_res *res)
 {
@@ -367,6 +388,7 @@ int xf_route_get(struct xf_nl *nl, const struct xf_route_get_req *req,
 		if_indextoname(res->trace.iif, res->vlan_dev);
 	if (res->trace.oif && !if_indextoname(res->trace.oif, res->oif_name))
 		snprintf(res->oif_name, sizeof(res->oif_name), "%u", res->trace.oif);
+	route_get_neigh(nl, res);
 out:
 	if (pfd >= 0)
 		close(pfd);

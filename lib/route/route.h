@@ -195,6 +195,8 @@ struct xf_route_get_res {
 	struct xf_route_trace trace;
 	char oif_name[IF_NAMESIZE];
 	uint32_t ttl_out;	/* TTL/hop limit of the packet after the run */
+	int neigh;		/* NUD state of the next hop's entry on oif now:
+				 * 0 none, -1 no next hop or not read */
 	/* Tagged runs: the tag, the parent it arrived on and the VLAN device
 	 * of the set it mapped to ("" when none). */
 	bool tagged;
