@@ -70,6 +70,7 @@ bpf_xdp_flow_lookup(struct xdp_md *ctx, struct bpf_fib_lookup *fib_tuple,
 
 /* The route instance's maps, as route.bpf.c has them. */
 #include "route_maps.h"
+#include "route_nbr.h"
 
 /* One packet's state. */
 struct ft_md {
@@ -358,6 +359,10 @@ static __always_inline int ft_neigh(struct xdp_md *ctx, struct ft_md *md,
 		return XF_RR_NO_NEIGH;
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS || fib.ifindex != oif)
 		return XF_RR_FLOW_XMIT;
+	/* The neighbour used as by the kernel (route_nbr.h); not for
+	 * route get. */
+	if (!md->traced && xf_rt_nbr_due(&fib))
+		return XF_RR_NEIGH_UPKEEP;
 	__builtin_memcpy(md->tr.smac, fib.smac, ETH_ALEN);
 	__builtin_memcpy(md->tr.dmac, fib.dmac, ETH_ALEN);
 	return -1;
