@@ -101,6 +101,7 @@ struct nl_run {
 	void *arg;
 	int err;
 	bool stopped;	/* the callback has seen enough; drain the rest */
+	bool quiet;	/* the kernel's extack is not printed */
 };
 
 static int nl_data_cb(const struct nlmsghdr *nlh, void *data)
@@ -125,7 +126,8 @@ static int nl_error_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
 	struct nl_run *run = data;
 
-	nl_print_extack(nlh);
+	if (!run->quiet)
+		nl_print_extack(nlh);
 	if (err->error) {
 		run->err = err->error;
 		return MNL_CB_ERROR;
@@ -146,13 +148,13 @@ static int nl_done_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_STOP;
 }
 
-static int nl_run(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg)
+static int nl_run(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg, bool quiet)
 {
 	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
 		[NLMSG_ERROR] = nl_error_cb,
 		[NLMSG_DONE] = nl_done_cb,
 	};
-	struct nl_run run = { .cb = cb, .arg = arg };
+	struct nl_run run = { .cb = cb, .arg = arg, .quiet = quiet };
 	uint32_t seq = nlh->nlmsg_seq;
 	ssize_t n;
 	int ret;
@@ -177,12 +179,17 @@ static int nl_run(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg
 
 int xf_nl_request(struct xf_nl *nl, struct nlmsghdr *nlh)
 {
-	return nl_run(nl, nlh, NULL, NULL);
+	return nl_run(nl, nlh, NULL, NULL, false);
 }
 
 int xf_nl_dump(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg)
 {
-	return nl_run(nl, nlh, cb, arg);
+	return nl_run(nl, nlh, cb, arg, false);
+}
+
+int xf_nl_ask(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg)
+{
+	return nl_run(nl, nlh, cb, arg, true);
 }
 
 static int nl_family_cb(const struct nlmsghdr *nlh, void *arg)

@@ -22,6 +22,10 @@ struct nlmsghdr *xf_nl_msg(struct xf_nl *nl, uint16_t type, uint16_t flags);
 int xf_nl_request(struct xf_nl *nl, struct nlmsghdr *nlh);
 /* Like xf_nl_request but the reply messages go to cb (a GET or a dump). */
 int xf_nl_dump(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg);
+/* Like xf_nl_dump, for a question whose "no" is an answer (an entry that
+ * may not exist): the kernel's extack message is not printed, the caller
+ * says what the error means. */
+int xf_nl_ask(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg);
 /* On a NETLINK_GENERIC socket: the id of the generic netlink family name,
  * in *id when id is not NULL. 0, -ENOENT when this kernel has no such
  * family, or -errno. */

@@ -191,7 +191,8 @@ static int link_get(struct xf_nl *nl, const char *name, int netnsid, int ifindex
 		mnl_attr_put_u32(nlh, IFLA_TARGET_NETNSID, (uint32_t)netnsid);
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	l->ifindex = 0;
-	err = xf_nl_dump(nl, nlh, link_get_cb, l);
+	/* "No such device" is an answer; the callers say what it means. */
+	err = xf_nl_ask(nl, nlh, link_get_cb, l);
 	if (err == -ENODEV || (!err && !l->ifindex))
 		return -ENODEV;
 	return err;

@@ -33,7 +33,7 @@ int xf_neigh_state(struct xf_nl *nl, int ifindex, int family, const uint8_t *add
 	ndm->ndm_family = family;
 	ndm->ndm_ifindex = ifindex;
 	mnl_attr_put(nlh, NDA_DST, family == AF_INET ? 4 : 16, addr);
-	err = xf_nl_dump(nl, nlh, neigh_cb, &s);
+	err = xf_nl_ask(nl, nlh, neigh_cb, &s);
 	if (err)
 		return err;
 	if (s == 0xffff)
