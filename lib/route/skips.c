@@ -49,24 +49,33 @@ static struct xf_route_skip *skip_add(struct xf_route_skip *out, int max, int *n
 	return s;
 }
 
-static void skip_tc_prog(struct xf_route_skip *s, const char *hook, uint32_t id)
+/* s names program id on hook. 0; -errno when the program is there and
+ * its name cannot be read (what is accepted at attach is kept by name). */
+static int skip_tc_prog(struct xf_route_skip *s, const char *hook, uint32_t id)
 {
 	struct bpf_prog_info info;
 	uint32_t ilen = sizeof(info);
-	int fd;
+	int fd, err = 0;
 
 	memset(&info, 0, sizeof(info));
-	fd = bpf_prog_get_fd_by_id(id);
-	if (fd >= 0) {
-		bpf_prog_get_info_by_fd(fd, &info, &ilen);
-		close(fd);
-	}
 	s->prog_id = id;
-	snprintf(s->what, sizeof(s->what), "%s program %s", hook, info.name[0] ? info.name : "?");
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0 || bpf_prog_get_info_by_fd(fd, &info, &ilen))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	/* Gone since the query: named by its id. */
+	if (err == -ENOENT) {
+		snprintf(s->what, sizeof(s->what), "%s program id %u", hook, id);
+		return 0;
+	}
+	snprintf(s->what, sizeof(s->what), "%s program %s", hook, info.name);
+	return err;
 }
 
 /* ifindex's tc hook (ingress or egress): tcx programs (but the program
- * except) and clsact filters. 0, or -EPERM where they cannot be read. */
+ * except) and clsact filters. 0, or -errno where they cannot be read
+ * (-EPERM: not allowed to). */
 static int skip_tc(struct xf_nl *nl, int ifindex, bool ingress, enum xf_route_skip_kind kind,
 		   uint32_t except, struct xf_route_skip *out, int max, int *n)
 {
@@ -80,15 +89,15 @@ static int skip_tc(struct xf_nl *nl, int ifindex, bool ingress, enum xf_route_sk
 	q.prog_ids = ids;
 	q.count = RT_SKIP_TC;
 	if (!bpf_prog_query_opts(ifindex, ingress ? BPF_TCX_INGRESS : BPF_TCX_EGRESS, &q)) {
-		for (i = 0; i < q.count && i < RT_SKIP_TC; i++)
+		for (i = 0; i < q.count && i < RT_SKIP_TC && !err; i++)
 			if (ids[i] != except && (s = skip_add(out, max, n, kind, ifindex)))
-				skip_tc_prog(s, hook, ids[i]);
+				err = skip_tc_prog(s, hook, ids[i]);
 	} else if (errno == EPERM) {
 		err = -EPERM;
 	}
 	nf = xf_tc_filters(nl, ifindex, ingress, tf, RT_SKIP_TC);
-	if (nf == -EPERM)
-		err = -EPERM;
+	if (nf < 0 && !err)
+		err = nf;
 	for (i = 0; nf > 0 && i < (uint32_t)nf && i < RT_SKIP_TC; i++) {
 		s = skip_add(out, max, n, kind, ifindex);
 		if (s)
