@@ -401,8 +401,7 @@ struct xf_route_trace_in {
  * bpf_fib_lookup() answers with a neighbour entry's address whatever its
  * NUD state and never uses the entry, while the kernel's own forwarding
  * goes through neigh_event_send() on every packet: that use is what moves
- * a STALE entry on to DELAY and PROBE, and what makes an expiring
- * REACHABLE entry go to DELAY rather than STALE. So the first packet to a
+ * a STALE entry on to DELAY and PROBE. So the first packet to a
  * next hop (egress ifindex, family, address as the lookup leaves them)
  * and then one every XF_RT_NBR_NS is passed to the kernel
  * (XF_RR_NEIGH_UPKEEP), which forwards it through the entry. A way is
