@@ -773,7 +773,7 @@ loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || tr
 	run -0 --separate-stderr xr -j route get "$XF_H2_IP4" iif veth1
 	[[ -z $stderr ]]
 	run -0 jq -r 'keys_unsorted | join(" ")' <<<"$output"
-	assert_output "dst from iif hook prog_id verdict reason fib_rc source_check oif via mtu src_mac dst_mac ttl"
+	assert_output "dst from iif hook prog_id verdict reason fib_rc source_check oif via neigh mtu src_mac dst_mac ttl"
 	run -0 --separate-stderr xr -j route get 224.0.0.1 iif veth1
 	run -0 jq -r 'keys_unsorted | join(" ")' <<<"$output"
 	assert_output "dst from iif hook prog_id verdict reason"

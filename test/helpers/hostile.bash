@@ -71,6 +71,7 @@ l2_reasons() {
 fwd_pass() {
 	xr -j route show dev veth1 2>/dev/null |
 		jq 2>/dev/null -er '.interfaces[0] |
-			"\(.forwarded) \([.pass_reasons[].packets] | add // 0)"' ||
+			([.pass_reasons[] | select(.reason == "neigh_upkeep") | .packets] | add // 0) as $u |
+			"\(.forwarded + $u) \([.pass_reasons[].packets] | add // 0 | . - $u)"' ||
 		echo "0 0"
 }

@@ -62,13 +62,15 @@ attach() {
 # "forwarded_bytes" or a pass reason's packets (0 when not listed).
 # "forwarded" counts with it the packets passed for the neighbour's
 # upkeep (neigh_upkeep: the first to a next hop, then one each half
-# second, which the kernel forwards the same way); "fast" does not.
+# second, which the kernel forwards the same way); "fast" and "fast_bytes"
+# do not.
 ctr() {
 	xr -j route show dev "$1" | jq -er --arg k "$2" '.interfaces[0] |
 		([.pass_reasons[] | select(.reason == "neigh_upkeep")] | first) as $u |
 		if $k == "forwarded" then .forwarded + ($u.packets // 0)
 		elif $k == "forwarded_bytes" then .forwarded_bytes + ($u.bytes // 0)
-		elif $k == "fast" then .forwarded else
+		elif $k == "fast" then .forwarded
+		elif $k == "fast_bytes" then .forwarded_bytes else
 		[.pass_reasons[] | select(.reason == $k) | .packets] | add // 0 end'
 }
 
