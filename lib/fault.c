@@ -13,11 +13,14 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/bpf.h>
 
 #include "fault.h"
 
@@ -98,6 +101,19 @@ int xf_fault_step(const char *what)
 	return -fault.err;
 }
 
+/* Whether a bpf(2) call is one of libbpf's feature probes: a program or
+ * map it names "libbpf_..." to learn what the kernel takes. A probe that
+ * failed would make libbpf leave a feature out for the whole process
+ * (program names, for one): a state of libbpf's own, which no rollback of
+ * xfwd's could undo. They are neither counted nor failed. */
+static bool fault_libbpf_probe(long cmd, const union bpf_attr *attr)
+{
+	const char *name = cmd == BPF_PROG_LOAD ? attr->prog_name :
+			   cmd == BPF_MAP_CREATE ? attr->map_name : NULL;
+
+	return name && !strncmp(name, "libbpf_", 7);
+}
+
 /* Our syscall(): count bpf(2), pass everything to libc's. */
 long syscall(long nr, ...)
 {
@@ -110,7 +126,7 @@ long syscall(long nr, ...)
 	for (i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (nr == SYS_bpf) {
+	if (nr == SYS_bpf && !fault_libbpf_probe(a[0], (const union bpf_attr *)a[1])) {
 		char what[32];
 
 		snprintf(what, sizeof(what), "bpf cmd %ld", a[0]);
