@@ -224,6 +224,26 @@ static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
 	return XF_RR_FORWARDED;
 }
 
+/* IPv4: md->cfl's source check flags (XF_RTIF_RP_STRICT, _RP_LOOSE,
+ * _SRC_ANY) as the kernel's settings are at this packet, never as attach
+ * or refresh copied them. The kctx build reads them (xf_kctx_src()) where
+ * the device the packet arrived on is its ingress; elsewhere (the plain
+ * build, a VLAN device's packet) XF_RT_SRC_UNSURE: xf_rt_source4() then
+ * forwards only what strict, loose and off, accept_local on or not, all
+ * forward. */
+static __always_inline void xf_rt_src_live(void *ctx, struct xf_rt_md *md, enum xf_rt_hook hook)
+{
+	__u32 f = XF_RT_SRC_UNSURE;
+#if XF_KCTX
+	struct net_device___xf *dev = xf_kctx_dev(ctx, hook == XF_RT_XDP);
+
+	if (dev->ifindex == (int)md->iif)
+		f = xf_kctx_src(md->net, dev, md->mark);
+#endif
+	md->cfl &= ~(XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE | XF_RTIF_SRC_ANY | XF_RT_SRC_UNSURE);
+	md->cfl |= f;
+}
+
 /* IPv4 only: fib_validate_source() drops a source that is one of this
  * namespace's own addresses even with rp_filter off, and bpf_fib_lookup()
  * on the destination cannot see that. Such a source is a local route
@@ -231,12 +251,27 @@ static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
  * which the kernel would forward: passed too, the conservative way.
  * Not called where the kernel checks no source at all (XF_RTIF_SRC_ANY:
  * accept_local, fib_validate_source()'s shortcut). XF_RR_FORWARDED when
- * the source is fine. */
+ * the source is fine.
+ * Not knowing the settings (XF_RT_SRC_UNSURE), the check is strict's,
+ * with the local table looked up as the kernel's own lookup does: a
+ * unicast route back through the ingress is what every setting accepts
+ * (__fib_validate_source(): a route through the device matches before
+ * anything else is asked); any other answer may be dropped by one of
+ * them, and is passed. */
 static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md, __u32 flags)
 {
 	const struct bpf_fib_lookup *fib = &md->fib;
 	struct bpf_fib_lookup rp;
 	int ok, rc, rpf = md->cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
+
+	if (md->cfl & XF_RT_SRC_UNSURE) {
+		/* The kernel's lookup may take the mark (src_valid_mark),
+		 * this one does not. */
+		if (md->mark)
+			return XF_RR_RP_FILTER;
+		rpf = XF_RTIF_RP_STRICT;
+		flags = 0;
+	}
 
 #if XF_KCTX
 	/* Not for a tagged packet whose VLAN device's state was not read:
@@ -282,7 +317,7 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md, __u32
 	ok = rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH;
 	if (ok)
 		md->rp_oif = rp.ifindex;
-	if (!ok || ((md->cfl & XF_RTIF_RP_STRICT) && rp.ifindex != md->iif))
+	if (!ok || (rpf == XF_RTIF_RP_STRICT && rp.ifindex != md->iif))
 		return XF_RR_RP_FILTER;
 	if (XF_RT_VLAN_UNSURE(md))
 		return xf_rt_vlan_back_rc(rc, rp.ifindex, md);
@@ -411,6 +446,8 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 
 	/* A unicast route exists; now the kernel's order: reverse path
 	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
+	if (md->v4)
+		xf_rt_src_live(ctx, md, hook);
 	if (XF_BENCH_ON(SOURCE4) && md->v4 && !(md->cfl & XF_RTIF_SRC_ANY)) {
 		r = xf_rt_source4(ctx, md, flags);
 		if (r != XF_RR_FORWARDED)
@@ -433,6 +470,15 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	if (ttl <= 1)
 		return XF_RR_TTL;
 	if (md->fib_rc == BPF_FIB_LKUP_RET_FRAG_NEEDED)
+		return XF_RR_MTU;
+	/* IPv6: a route's own MTU holds a forwarded packet back at output
+	 * (ip6_finish_output()), locked or not, and bpf_fib_lookup() sees
+	 * it only locked. Without xf_rt_loc6's smallest one, current
+	 * (XF_RTT_LOC6: checked above), a packet over IPV6_MIN_MTU may meet
+	 * one added since: the kernel decides. Exact for every route MTU
+	 * of at least IPV6_MIN_MTU, the least any IPv6 link may have. */
+	if (!md->v4 && !(md->tflags & XF_RTT_LOC6) &&
+	    (fib->tot_len > 1280 || md->gso_segcheck))
 		return XF_RR_MTU;
 	if (fib->ifindex == md->iif)
 		return XF_RR_HAIRPIN;
