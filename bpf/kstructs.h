@@ -30,6 +30,7 @@ struct netns_ipv4___xf {
 	atomic_t___xf dev_addr_genid;
 	__u8 sysctl_ip_fwd_update_priority;	/* since 4.19 */
 	atomic_t___xf rt_genid;
+	unsigned int fib_seq;		/* route.bpf.c: IPv4 route MTUs */
 } __attribute__((preserve_access_index));
 
 struct netns_ipv6___xf {

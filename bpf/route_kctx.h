@@ -90,6 +90,15 @@ static __always_inline __u32 xf_kctx_genid(struct net___xf *net)
 	return net->ipv4.dev_addr_genid.counter;
 }
 
+/* net->ipv4.fib_seq in *seq: 1, or 0 where the kernel has none. */
+static __always_inline int xf_kctx_fib_seq(struct net___xf *net, __u32 *seq)
+{
+	if (!bpf_core_field_exists(net->ipv4.fib_seq))
+		return 0;
+	*seq = net->ipv4.fib_seq;
+	return 1;
+}
+
 static __always_inline __u32 xf_kctx_sernum6(struct net___xf *net)
 {
 	return net->ipv6.fib6_sernum.counter;

@@ -25,7 +25,8 @@
  * passed here, counted as the general path counts it), and the source
  * needs no check (XF_RTIF_SRC_ANY, read at the packet) or passes the
  * quick one from xf_rt_src4 while its generation is the kernel's; not a
- * tagged frame's (its VLAN device's settings are not read).
+ * tagged frame's (its VLAN device's settings are not read); and no
+ * route's own MTU is below the packet (xf_rt_mtu4_ok()).
  * IPv6: no extension header first, a hop limit above 1, no martian
  * address (multicast, link-local and loopback ones the helper itself
  * answers "not forwarded"), on an interface that looks up the full FIB,
@@ -132,7 +133,8 @@ static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void 
 	    fib.ifindex == iif)
 		return 0;
 	if (tagged || !xf_rt_fast4_src(xf_kctx_net(ctx, 1), xf_kctx_dev(ctx, 1), iif, 0, h,
-					 iph->saddr))
+					 iph->saddr) ||
+	    !xf_rt_mtu4_ok(xf_kctx_net(ctx, 1), len - ETH_HLEN, 0))
 		return 0;
 	return xf_rt_xdp_fast_out(ctx, &fib, data, data_end, tagged, cfg->slot, len, verdict);
 }

@@ -241,3 +241,41 @@ mtu4_locked() { mtu_steps 4 "$XF_H2_IP4/32" dev veth2 mtu lock 1300; }
 	run -0 mtu4_locked
 	assert_output "none through; route mtu 1300; none through; "
 }
+
+# With the MTUs read at the attach and nothing changed since, the
+# reading build takes a packet within every route's MTU on the fast path
+# and passes the rest; the other build passes whatever is over 1280 bytes.
+# bats test_tags=guest
+@test "route MTUs there at the attach: 1400 bytes pass where a route says 1300, forwarded elsewhere" {
+	local hook fwd
+	ip -n "$XF_NS_R1" route add "$XF_H2_IP4/32" dev veth2 mtu 1300
+	ip -n "$XF_NS_R1" -6 route add "$XF_H2_IP6/128" dev veth2 mtu 1300
+	for hook in xdp tc; do
+		if no_tcx $hook; then continue; fi
+		run -0 attach $hook
+		run -0 big 4
+		assert_output "mtu 1300"
+		run -0 big 6
+		assert_output "mtu 1300"
+		run -0 ctr veth1 mtu
+		((output >= 2))
+		run -0 xr route detach all
+	done
+	ip -n "$XF_NS_R1" route del "$XF_H2_IP4/32"
+	ip -n "$XF_NS_R1" -6 route del "$XF_H2_IP6/128"
+	for hook in xdp tc; do
+		if no_tcx $hook; then continue; fi
+		run -0 attach $hook
+		run -0 big 4
+		assert_output through
+		run -0 big 6
+		assert_output through
+		fwd=$(ctr veth1 forwarded)
+		if kernel_lacks kern_ctx; then
+			assert_equal "$fwd" 0
+		else
+			assert_equal "$fwd" 2
+		fi
+		run -0 xr route detach all
+	done
+}
