@@ -314,7 +314,8 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md, __u32
 							  XF_RR_FORWARDED;
 	}
 	md->rp_rc = rc;
-	md->tflags |= XF_RTT_RP;
+	/* route get: "lookup" where no setting was known, as before. */
+	md->tflags |= md->cfl & XF_RT_SRC_UNSURE ? XF_RTT_SRC_LOOKUP : XF_RTT_RP;
 	ok = rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH;
 	if (ok)
 		md->rp_oif = rp.ifindex;
