@@ -423,7 +423,7 @@ struct xf_route_trace_in {
 #define XF_RTT_SNAT (1U << 9)	/* ... source NAT applied */
 #define XF_RTT_DNAT (1U << 10)	/* ... destination NAT applied */
 #define XF_RTT_SRC4 (1U << 11)	/* IPv4 source checked in xf_rt_src4 */
-#define XF_RTT_SRC_LOOKUP (1U << 12) /* ... by a reverse lookup, rp_filter off */
+#define XF_RTT_SRC_LOOKUP (1U << 12) /* ... by a reverse lookup, rp_filter off or not known */
 #define XF_RTT_LOC6 (1U << 13)	/* IPv6 local table from xf_rt_loc6: main
 				 * table looked up alone (DIRECT) */
 
