@@ -22,6 +22,7 @@
 #ifndef XF_ROUTE_KCTX_H
 #define XF_ROUTE_KCTX_H
 
+#include <linux/ip.h>
 #include <linux/types.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -44,11 +45,10 @@ static __always_inline struct net___xf *xf_kctx_net(void *ctx, int xdp)
 	return xf_kctx_dev(ctx, xdp)->nd_net.net;
 }
 
-/* The uapi's IPV4_DEVCONF_RP_FILTER, _ACCEPT_LOCAL and _SRC_VMARK, as
- * indexes of ipv4_devconf.data[] (one less). */
-#define XF_DEVCONF_RP_FILTER 7
-#define XF_DEVCONF_ACCEPT_LOCAL 21
-#define XF_DEVCONF_SRC_VMARK 22
+/* The uapi's IPV4_DEVCONF_* as indexes of ipv4_devconf.data[]. */
+#define XF_DEVCONF_RP_FILTER (IPV4_DEVCONF_RP_FILTER - 1)
+#define XF_DEVCONF_ACCEPT_LOCAL (IPV4_DEVCONF_ACCEPT_LOCAL - 1)
+#define XF_DEVCONF_SRC_VMARK (IPV4_DEVCONF_SRC_VMARK - 1)
 
 /* fib_validate_source()'s settings for an IPv4 packet arriving on dev of
  * namespace net, read at this packet: XF_RTIF_RP_STRICT or
