@@ -20,13 +20,17 @@ typedef struct {
 
 /* route_kctx.h (the source check, IPv6's local table), route_vlan.h
  * (rt_genid, ip_forward_update_priority). */
+struct ipv4_devconf___xf;
+
 struct netns_ipv4___xf {
+	struct ipv4_devconf___xf *devconf_all;	/* route_kctx.h: "all" */
 	_Bool fib_has_custom_rules;	/* CONFIG_IP_MULTIPLE_TABLES */
 	_Bool fib_has_custom_local_routes;
 	atomic_t___xf fib_num_tclassid_users;	/* CONFIG_IP_ROUTE_CLASSID */
 	atomic_t___xf dev_addr_genid;
 	__u8 sysctl_ip_fwd_update_priority;	/* since 4.19 */
 	atomic_t___xf rt_genid;
+	unsigned int fib_seq;		/* route.bpf.c: IPv4 route MTUs */
 } __attribute__((preserve_access_index));
 
 struct netns_ipv6___xf {
@@ -49,7 +53,18 @@ struct net___xf {
 	struct netns_xfrm___xf xfrm;	/* CONFIG_XFRM */
 } __attribute__((preserve_access_index));
 
+/* route_kctx.h (xf_kctx_src()): an interface's IPv4 sysctls, or the
+ * namespace's "all"; data[] is indexed by the uapi's IPV4_DEVCONF_* - 1. */
+struct ipv4_devconf___xf {
+	int data[32];
+} __attribute__((preserve_access_index));
+
+struct in_device___xf {
+	struct ipv4_devconf___xf cnf;
+} __attribute__((preserve_access_index));
+
 struct net_device___xf {
+	struct in_device___xf *ip_ptr;	/* NULL: no IPv4 on it */
 	void *vlan_info;		/* struct vlan_info___xf, 802.1Q */
 	unsigned int flags;
 	int ifindex;

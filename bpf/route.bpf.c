@@ -9,7 +9,7 @@
  * on another) while sharing the set.
  *
  *  xf_rt_ifcfg  HASH ifindex -> struct xf_route_ifcfg: set membership,
- *               XDP-xmit ability, rp_filter, family, lookup mode, neigh
+ *               XDP-xmit ability, family, lookup mode, neigh
  *               redirect, the ingress MAC and the counter slot.
  *  xf_tx_ports  DEVMAP_HASH ifindex -> ifindex: the XDP egress targets. Only
  *               set members that can take XDP frames are in it, so the
@@ -38,7 +38,8 @@
  *    device, loose only needs a unicast route back. With rp_filter off the
  *    same lookup finds sources that are local addresses, which the kernel
  *    drops too; where it checks nothing (accept_local, no realms) the
- *    lookup is skipped (XF_RTIF_SRC_ANY).
+ *    lookup is skipped (XF_RTIF_SRC_ANY). The settings are read at each
+ *    packet, or not known at all (xf_rt_src_live()).
  *  - Ethernet padding after the IP packet is cut before forwarding, as
  *    ip_rcv()/ipv6_rcv() do.
  *  - tc, GSO: the FIB's MTU check gets the length of one segment (TCP: IP
@@ -225,6 +226,26 @@ static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
 	return XF_RR_FORWARDED;
 }
 
+/* IPv4: md->cfl's source check flags (XF_RTIF_RP_STRICT, _RP_LOOSE,
+ * _SRC_ANY) as the kernel's settings are at this packet, never as attach
+ * or refresh copied them. The kctx build reads them (xf_kctx_src()) where
+ * the device the packet arrived on is its ingress; elsewhere (the plain
+ * build, a VLAN device's packet) XF_RT_SRC_UNSURE: xf_rt_source4() then
+ * forwards only what strict, loose and off, accept_local on or not, all
+ * forward. */
+static __always_inline void xf_rt_src_live(void *ctx, struct xf_rt_md *md, enum xf_rt_hook hook)
+{
+	__u32 f = XF_RT_SRC_UNSURE;
+#if XF_KCTX
+	struct net_device___xf *dev = xf_kctx_dev(ctx, hook == XF_RT_XDP);
+
+	if (dev->ifindex == (int)md->iif)
+		f = xf_kctx_src(md->net, dev, md->mark);
+#endif
+	md->cfl &= ~(XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE | XF_RTIF_SRC_ANY | XF_RT_SRC_UNSURE);
+	md->cfl |= f;
+}
+
 /* IPv4 only: fib_validate_source() drops a source that is one of this
  * namespace's own addresses even with rp_filter off, and bpf_fib_lookup()
  * on the destination cannot see that. Such a source is a local route
@@ -232,12 +253,27 @@ static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
  * which the kernel would forward: passed too, the conservative way.
  * Not called where the kernel checks no source at all (XF_RTIF_SRC_ANY:
  * accept_local, fib_validate_source()'s shortcut). XF_RR_FORWARDED when
- * the source is fine. */
+ * the source is fine.
+ * Not knowing the settings (XF_RT_SRC_UNSURE), the check is strict's,
+ * with the local table looked up as the kernel's own lookup does: a
+ * unicast route back through the ingress is what every setting accepts
+ * (__fib_validate_source(): a route through the device matches before
+ * anything else is asked); any other answer may be dropped by one of
+ * them, and is passed. */
 static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md, __u32 flags)
 {
 	const struct bpf_fib_lookup *fib = &md->fib;
 	struct bpf_fib_lookup rp;
 	int ok, rc, rpf = md->cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
+
+	if (md->cfl & XF_RT_SRC_UNSURE) {
+		/* The kernel's lookup may take the mark (src_valid_mark),
+		 * this one does not. */
+		if (md->mark)
+			return XF_RR_RP_FILTER;
+		rpf = XF_RTIF_RP_STRICT;
+		flags = 0;
+	}
 
 #if XF_KCTX
 	/* Not for a tagged packet whose VLAN device's state was not read:
@@ -279,11 +315,16 @@ static __always_inline __u32 xf_rt_source4(void *ctx, struct xf_rt_md *md, __u32
 							  XF_RR_FORWARDED;
 	}
 	md->rp_rc = rc;
-	md->tflags |= XF_RTT_RP;
+	/* route get: "lookup" where no setting was known, as before. */
+	md->tflags |= md->cfl & XF_RT_SRC_UNSURE ? XF_RTT_SRC_LOOKUP : XF_RTT_RP;
 	ok = rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH;
 	if (ok)
 		md->rp_oif = rp.ifindex;
-	if (!ok || ((md->cfl & XF_RTIF_RP_STRICT) && rp.ifindex != md->iif))
+	/* Not knowing the settings: a local (or broadcast) source is what
+	 * the check refuses with rp_filter off too, unless accept_local. */
+	if ((md->cfl & XF_RT_SRC_UNSURE) && rc == BPF_FIB_LKUP_RET_NOT_FWDED)
+		return XF_RR_MARTIAN;
+	if (!ok || (rpf == XF_RTIF_RP_STRICT && rp.ifindex != md->iif))
 		return XF_RR_RP_FILTER;
 	if (XF_RT_VLAN_UNSURE(md))
 		return xf_rt_vlan_back_rc(rc, rp.ifindex, md);
@@ -315,7 +356,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 {
 	struct bpf_fib_lookup *fib = &md->fib;
 	struct ethhdr *eth = data;
-	__u32 flags = 0, r;
+	__u32 flags = 0, r, tot_len;
 	__u16 proto;
 	__u8 ttl = 0;
 	int rc;
@@ -403,6 +444,8 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	md->daddr4 = fib->ipv4_dst;
 
 	flags |= xf_rt_lookup_flags(md->cfl, md->mark, fib);
+	/* The lookup writes its MTU over tot_len. */
+	tot_len = fib->tot_len;
 	rc = bpf_fib_lookup(ctx, fib, sizeof(*fib), flags);
 	md->fib_rc = rc;
 	md->tflags |= XF_RTT_FIB;
@@ -412,6 +455,8 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 
 	/* A unicast route exists; now the kernel's order: reverse path
 	 * (route input), TTL, MTU (ip_forward), neighbour (output). */
+	if (md->v4)
+		xf_rt_src_live(ctx, md, hook);
 	if (XF_BENCH_ON(SOURCE4) && md->v4 && !(md->cfl & XF_RTIF_SRC_ANY)) {
 		r = xf_rt_source4(ctx, md, flags);
 		if (r != XF_RR_FORWARDED)
@@ -435,6 +480,19 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 		return XF_RR_TTL;
 	if (md->fib_rc == BPF_FIB_LKUP_RET_FRAG_NEEDED)
 		return XF_RR_MTU;
+	/* A route's own MTU holds a forwarded packet back, locked or not
+	 * (ip_forward(); IPv6: ip6_finish_output()), and bpf_fib_lookup()
+	 * sees it only locked. IPv4: xf_rt_mtu4_ok(). IPv6: without
+	 * xf_rt_loc6's smallest one, current (XF_RTT_LOC6: checked above),
+	 * a packet over IPV6_MIN_MTU may meet one added since: the kernel
+	 * decides. Exact for every route MTU of at least 1280 bytes, the
+	 * least any IPv6 link may have. */
+	if (md->v4) {
+		if (!xf_rt_mtu4_ok(XF_RT_NET(md), tot_len, md->gso_segcheck))
+			return XF_RR_MTU;
+	} else if (!(md->tflags & XF_RTT_LOC6) && (tot_len > 1280 || md->gso_segcheck)) {
+		return XF_RR_MTU;
+	}
 	if (fib->ifindex == md->iif)
 		return XF_RR_HAIRPIN;
 	if (hook == XF_RT_TC) {
@@ -764,7 +822,8 @@ out:
 
 /* Run by userspace with BPF_PROG_RUN, never attached: the namespace's
  * dev_addr_genid and rt_genid into xf_rt_src4[XF_RT_SRC4_PROBE], and its
- * fib6_sernum into xf_rt_loc6[XF_RT_LOC6_PROBE] (their probe fields). The
+ * fib6_sernum and fib_seq into xf_rt_loc6[XF_RT_LOC6_PROBE] (their probe
+ * fields). The
  * build without XF_KCTX leaves both as they are (all zero: no table). */
 SEC("xdp")
 int xf_route_genid(struct xdp_md *ctx)
@@ -787,6 +846,7 @@ int xf_route_genid(struct xdp_md *ctx)
 	if (p6) {
 		p6->probe.sernum = xf_kctx_sernum6(net);
 		p6->probe.sernum_ok = 1;
+		p6->probe.fib_seq_ok = xf_kctx_fib_seq(net, &p6->probe.fib_seq);
 	}
 #endif
 	return XDP_PASS;

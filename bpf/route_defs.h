@@ -89,6 +89,18 @@ struct xf_rt_md {
 #endif
 };
 
+/* In md->cfl, never in a map: where the program cannot read the
+ * ingress's IPv4 source check settings (xf_rt_src_live(), route.bpf.c),
+ * the reverse lookup decides as under every setting at once. */
+#define XF_RT_SRC_UNSURE (1U << 31)
+
+/* md's namespace where the build reads it, else NULL. */
+#if XF_KCTX
+#define XF_RT_NET(md) ((md)->net)
+#else
+#define XF_RT_NET(md) ((void *)0)
+#endif
+
 #define XF_PKT_BY_MAC 0xff		/* XDP: compare with the ifcfg MAC */
 
 #endif

@@ -93,18 +93,23 @@ static __always_inline int xf_rt_fast4_in(struct iphdr *iph, void *data_end, __u
 
 /* The source of a packet the FIB forwards, as xf_rt_source4() finds it
  * with rp_filter off, from xf_rt_src4's header h: 1 when it needs no
- * check (cfl has XF_RTIF_SRC_ANY) or passes the quick one, else 0 (the
- * general path decides). */
-static __always_inline int xf_rt_fast4_src(__u32 cfl, struct net___xf *net,
+ * check (XF_RTIF_SRC_ANY) or passes the quick one, else 0 (the general
+ * path decides). The settings are read at this packet from dev, the
+ * device it arrived on, where that is iif (not for a VLAN device's
+ * packet); mark is the skb's (0 on XDP). */
+static __always_inline int xf_rt_fast4_src(struct net___xf *net, struct net_device___xf *dev,
+					   __u32 iif, __u32 mark,
 					   const struct xf_route_src4 *h, __be32 saddr)
 {
+	__u32 f;
+
 	/* IPsec: the general path passes it (xf_rt_decide()). */
-	if (xf_kctx_xfrm(net))
+	if (xf_kctx_xfrm(net) || dev->ifindex != (int)iif)
 		return 0;
-	if (cfl & XF_RTIF_SRC_ANY)
+	f = xf_kctx_src(net, dev, mark);
+	if (f & XF_RTIF_SRC_ANY)
 		return 1;
-	return !(cfl & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)) &&
-	       xf_rt_src4_by(net, h, saddr) == XF_RR_FORWARDED;
+	return !f && xf_rt_src4_by(net, h, saddr) == XF_RR_FORWARDED;
 }
 
 #endif

@@ -22,23 +22,81 @@
 #ifndef XF_ROUTE_KCTX_H
 #define XF_ROUTE_KCTX_H
 
+#include <linux/ip.h>
 #include <linux/types.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "kstructs.h"
+#include "route_defs.h"
+#include "xfwd_bpf.h"
+
+/* The device the packet arrived on (a VLAN tag's parent). */
+static __always_inline struct net_device___xf *xf_kctx_dev(void *ctx, int xdp)
+{
+	if (xdp)
+		return ((struct xdp_buff___xf *)bpf_cast_to_kern_ctx(ctx))->rxq->dev;
+	return ((struct sk_buff___xf *)bpf_cast_to_kern_ctx(ctx))->dev;
+}
 
 /* The namespace of the device the packet arrived on. */
 static __always_inline struct net___xf *xf_kctx_net(void *ctx, int xdp)
 {
-	if (xdp)
-		return ((struct xdp_buff___xf *)bpf_cast_to_kern_ctx(ctx))->rxq->dev->nd_net.net;
-	return ((struct sk_buff___xf *)bpf_cast_to_kern_ctx(ctx))->dev->nd_net.net;
+	return xf_kctx_dev(ctx, xdp)->nd_net.net;
+}
+
+/* The uapi's IPV4_DEVCONF_* as indexes of ipv4_devconf.data[]. */
+#define XF_DEVCONF_RP_FILTER (IPV4_DEVCONF_RP_FILTER - 1)
+#define XF_DEVCONF_ACCEPT_LOCAL (IPV4_DEVCONF_ACCEPT_LOCAL - 1)
+#define XF_DEVCONF_SRC_VMARK (IPV4_DEVCONF_SRC_VMARK - 1)
+
+/* fib_validate_source()'s settings for an IPv4 packet arriving on dev of
+ * namespace net, read at this packet: XF_RTIF_RP_STRICT or
+ * XF_RTIF_RP_LOOSE for rp_filter 1 or 2 (IN_DEV_RPFILTER: the larger of
+ * "all" and the device); with it off, XF_RTIF_SRC_ANY where the kernel
+ * checks nothing (IN_DEV_ACCEPT_LOCAL, "all" or the device, and no route
+ * with a realm); XF_RT_SRC_UNSURE with a mark that the reverse lookup
+ * would take (IN_DEV_SRC_VMARK, "all" or the device), as the program's
+ * lookup does not, or when dev has no IPv4 settings to read. */
+static __always_inline __u32 xf_kctx_src(struct net___xf *net, struct net_device___xf *dev,
+					 __u32 mark)
+{
+	struct ipv4_devconf___xf *all = net->ipv4.devconf_all;
+	struct in_device___xf *in = dev->ip_ptr;
+	int rpf, d;
+
+	if (!in || !all)
+		return XF_RT_SRC_UNSURE;
+	if (mark && (all->data[XF_DEVCONF_SRC_VMARK] | in->cnf.data[XF_DEVCONF_SRC_VMARK]))
+		return XF_RT_SRC_UNSURE;
+	rpf = all->data[XF_DEVCONF_RP_FILTER];
+	d = in->cnf.data[XF_DEVCONF_RP_FILTER];
+	if (d > rpf)
+		rpf = d;
+	if (rpf == 1)
+		return XF_RTIF_RP_STRICT;
+	if (rpf)
+		return XF_RTIF_RP_LOOSE;
+	if (!(all->data[XF_DEVCONF_ACCEPT_LOCAL] | in->cnf.data[XF_DEVCONF_ACCEPT_LOCAL]))
+		return 0;
+	if (bpf_core_field_exists(net->ipv4.fib_num_tclassid_users) &&
+	    net->ipv4.fib_num_tclassid_users.counter)
+		return 0;
+	return XF_RTIF_SRC_ANY;
 }
 
 static __always_inline __u32 xf_kctx_genid(struct net___xf *net)
 {
 	return net->ipv4.dev_addr_genid.counter;
+}
+
+/* net->ipv4.fib_seq in *seq: 1, or 0 where the kernel has none. */
+static __always_inline int xf_kctx_fib_seq(struct net___xf *net, __u32 *seq)
+{
+	if (!bpf_core_field_exists(net->ipv4.fib_seq))
+		return 0;
+	*seq = net->ipv4.fib_seq;
+	return 1;
 }
 
 static __always_inline __u32 xf_kctx_sernum6(struct net___xf *net)

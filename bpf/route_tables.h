@@ -123,6 +123,27 @@ static __always_inline __u32 xf_rt_src4_table(struct net___xf *net, __be32 saddr
 }
 #endif
 
+/* IPv4: whether a forwarded packet of len bytes (the FIB's tot_len) is
+ * within every route's own MTU, as ip_forward() holds it: 1 while
+ * xf_rt_loc6's IPv4 part is current (xfwd_bpf.h) and len is no longer
+ * than its smallest MTU (a GSO packet without a derived segment length,
+ * gso: while no route has one); else 0, and the kernel decides. Not
+ * knowing it (the plain build, a route changed since the last command),
+ * only len up to 1280 is taken to be within: a route MTU below that is
+ * then missed. */
+static __always_inline int xf_rt_mtu4_ok(void *net, __u32 len, int gso)
+{
+#if XF_KCTX
+	struct xf_route_loc6 *h;
+	__u32 key = XF_RT_LOC6_HDR, seq;
+
+	h = bpf_map_lookup_elem(&xf_rt_loc6, &key);
+	if (h && h->hdr.mtu4_valid && xf_kctx_fib_seq(net, &seq) && seq == h->hdr.fib_seq)
+		return len <= h->hdr.min_mtu4 && (!gso || h->hdr.min_mtu4 == 0xffffffff);
+#endif
+	return len <= 1280 && !gso;
+}
+
 #if XF_KCTX
 static __always_inline int xf_rt_in6(const __u32 *w, const __u32 *a)
 {

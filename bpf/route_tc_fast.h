@@ -24,8 +24,10 @@
  * namespace's addresses (xf_rt_src4's buckets: such a packet is passed
  * here, counted as the general path counts it, so traffic to this host
  * pays for three map lookups and a counter), and the source needs no
- * check (XF_RTIF_SRC_ANY) or passes the quick one from xf_rt_src4 while
- * its generation is the kernel's. The lookup takes the general path's
+ * check (XF_RTIF_SRC_ANY, read at the packet) or passes the quick one
+ * from xf_rt_src4 while its generation is the kernel's; not a tagged
+ * frame's (its VLAN device's settings are not read); and no route's own
+ * MTU is below the packet (xf_rt_mtu4_ok()). The lookup takes the general path's
  * flags (lookup direct, or the mark).
  * IPv6: a linear frame of at most 1280 bytes of IP (the tot_len 0 of
  * xf_rt_decide(); a GSO packet too, whose segments are no longer, checked
@@ -150,6 +152,9 @@ static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdic
 		fib.tot_len = xf_rt_tcp_seglen(th, sizeof(*iph), gso);
 	}
 	flags = xf_rt_lookup_flags(cfl, skb->mark, &fib);
+	/* Within every route's own MTU (the lookup writes over tot_len). */
+	if (!xf_rt_mtu4_ok(net, fib.tot_len, 0))
+		return 0;
 	if (bpf_fib_lookup(skb, &fib, sizeof(fib), flags) != BPF_FIB_LKUP_RET_SUCCESS ||
 	    fib.ifindex == iif)
 		return 0;
@@ -157,7 +162,7 @@ static __always_inline int xf_rt_tc_fast4_on(struct __sk_buff *skb, long *verdic
 	ocfg = xf_rt_cfg(fib.ifindex);
 	if (!ocfg)
 		return 0;
-	if (!xf_rt_fast4_src(cfl, net, h, iph->saddr))
+	if (!xf_rt_fast4_src(net, xf_kctx_dev(skb, 0), iif, skb->mark, h, iph->saddr))
 		return 0;
 	return xf_rt_tc_fast_out(skb, net, &fib, ocfg, tagged, vprio, cfg->slot, len, 1, iph->tos,
 				 verdict);

@@ -23,8 +23,10 @@
  * multicast, broadcast or martian address; the destination is none of
  * the namespace's addresses (xf_rt_src4's buckets: such a packet is
  * passed here, counted as the general path counts it), and the source
- * needs no check (XF_RTIF_SRC_ANY) or passes the quick one from
- * xf_rt_src4 while its generation is the kernel's.
+ * needs no check (XF_RTIF_SRC_ANY, read at the packet) or passes the
+ * quick one from xf_rt_src4 while its generation is the kernel's; not a
+ * tagged frame's (its VLAN device's settings are not read); and no
+ * route's own MTU is below the packet (xf_rt_mtu4_ok()).
  * IPv6: no extension header first, a hop limit above 1, no martian
  * address (multicast, link-local and loopback ones the helper itself
  * answers "not forwarded"), on an interface that looks up the full FIB,
@@ -137,7 +139,9 @@ static __always_inline int xf_rt_xdp_fast4(struct xdp_md *ctx, void *data, void 
 	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), flags) != BPF_FIB_LKUP_RET_SUCCESS ||
 	    fib.ifindex == iif)
 		return 0;
-	if (!xf_rt_fast4_src(cfl, tagged ? net : xf_kctx_net(ctx, 1), h, iph->saddr))
+	if (tagged || !xf_rt_fast4_src(xf_kctx_net(ctx, 1), xf_kctx_dev(ctx, 1), iif, 0, h,
+					 iph->saddr) ||
+	    !xf_rt_mtu4_ok(xf_kctx_net(ctx, 1), len - ETH_HLEN, 0))
 		return 0;
 	return xf_rt_xdp_fast_out(ctx, &fib, data, data_end, tagged, cfg->slot, len, verdict);
 }

@@ -104,8 +104,11 @@ struct xf_route_stat {
  * them. */
 #define XF_RTIF_IN_SET (1U << 0)	/* egress allowed: member of the set */
 #define XF_RTIF_XDP_XMIT (1U << 1)	/* takes XDP redirects (NDO_XMIT) */
-#define XF_RTIF_RP_STRICT (1U << 2)	/* IPv4 rp_filter = 1 on this iif */
-#define XF_RTIF_RP_LOOSE (1U << 3)	/* IPv4 rp_filter = 2 on this iif */
+/* IPv4 rp_filter 1 or 2 on the ingress; like XF_RTIF_SRC_ANY, set by the
+ * programs in their copy of the flags at each packet (route.bpf.c,
+ * xf_rt_src_live()), never in the map. */
+#define XF_RTIF_RP_STRICT (1U << 2)
+#define XF_RTIF_RP_LOOSE (1U << 3)
 #define XF_RTIF_INET (1U << 4)		/* forward IPv4 arriving here */
 #define XF_RTIF_INET6 (1U << 5)		/* forward IPv6 arriving here */
 #define XF_RTIF_DIRECT (1U << 6)	/* lookup direct: main table only */
@@ -116,8 +119,7 @@ struct xf_route_stat {
 #define XF_RTIF_PEER (1U << 8)
 /* IPv4 ingress: the kernel checks no source arriving here, so neither does
  * the fast path (no reverse lookup): accept_local on ("all" or the
- * interface), rp_filter off, and no route in the namespace with a realm.
- * See rt_fast_source() in lib/route/fast.c. */
+ * interface), rp_filter off, and no route in the namespace with a realm. */
 #define XF_RTIF_SRC_ANY (1U << 9)
 /* A VLAN device: hook xdp pushes its tag (xf_rt_vlan's XF_RT_VLAN_OUT
  * entry) and sends on its parent, xf_tx_ports' value for it. */
@@ -342,8 +344,17 @@ struct xf_route_src4 {
  *    holds an address, so a destination whose bit is clear is known to
  *    take the main table's answer from the header's cache line alone.
  *    Invalid, the header is all zero but bits, all ones;
+ *  - the header also carries IPv4's smallest route MTU (min_mtu4, any
+ *    table, locked or not: ip_forward() holds a packet to it, and
+ *    bpf_fib_lookup() reports it only locked), valid (mtu4_valid) while
+ *    the kernel's net->ipv4.fib_seq is fib_seq: the kernel moves that
+ *    counter on every IPv4 route notification, under the RTNL: a route
+ *    added, replaced, changed or deleted in any table moves it (6.18; a
+ *    second route of a prefix behind the one in use, appended, does
+ *    not, until it comes into use). Written whatever the IPv6 part
+ *    holds (route_tables.h, xf_rt_mtu4_ok());
  *  - entry XF_RT_LOC6_PROBE is written by xf_route_genid: probe { sernum,
- *    1 }.
+ *    1, fib_seq, 1 }.
  * Userspace writes it in the order of xf_rt_src4 (rt_fast_end()), and a
  * torn read of the header costs a bucket lookup at most, as there.
  */
@@ -360,14 +371,18 @@ struct xf_route_loc6 {
 			__u32 valid;
 			__u32 sernum;		/* fib6_sernum */
 			__u32 min_mtu;
-			__u32 pad;
+			__u32 mtu4_valid;	/* IPv4: fib_seq, min_mtu4 */
 			__u32 bits[2];		/* bucket bits 0-31, 32-63 */
-			__u32 pad2[XF_RT_LOC6_WAYS * 4 - 6];
+			__u32 fib_seq;		/* net->ipv4.fib_seq */
+			__u32 min_mtu4;
+			__u32 pad2[XF_RT_LOC6_WAYS * 4 - 8];
 		} hdr;
 		struct {			/* entry XF_RT_LOC6_PROBE */
 			__u32 sernum;		/* fib6_sernum */
 			__u32 sernum_ok;	/* 1: sernum was read */
-			__u32 pad[XF_RT_LOC6_WAYS * 4 - 2];
+			__u32 fib_seq;		/* net->ipv4.fib_seq */
+			__u32 fib_seq_ok;	/* 1: fib_seq was read */
+			__u32 pad[XF_RT_LOC6_WAYS * 4 - 4];
 		} probe;
 	};
 };
@@ -439,7 +454,7 @@ struct xf_route_nbr {
 #define XF_RTT_SNAT (1U << 9)	/* ... source NAT applied */
 #define XF_RTT_DNAT (1U << 10)	/* ... destination NAT applied */
 #define XF_RTT_SRC4 (1U << 11)	/* IPv4 source checked in xf_rt_src4 */
-#define XF_RTT_SRC_LOOKUP (1U << 12) /* ... by a reverse lookup, rp_filter off */
+#define XF_RTT_SRC_LOOKUP (1U << 12) /* ... by a reverse lookup, rp_filter off or not known */
 #define XF_RTT_LOC6 (1U << 13)	/* IPv6 local table from xf_rt_loc6: main
 				 * table looked up alone (DIRECT) */
 

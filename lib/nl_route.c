@@ -12,57 +12,6 @@
 #include "nl.h"
 #include "nl_route.h"
 
-/* A non-zero RTA_FLOW among the attributes in [a, end). */
-static int realm_in(const struct nlattr *a, const void *end)
-{
-	for (; mnl_attr_ok(a, (const char *)end - (const char *)a); a = mnl_attr_next(a))
-		if (mnl_attr_get_type(a) == RTA_FLOW &&
-		    mnl_attr_get_payload_len(a) >= 4 && mnl_attr_get_u32(a))
-			return 1;
-	return 0;
-}
-
-static int realms_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
-	const struct rtnexthop *nh;
-	const struct nlattr *a;
-	int *found = arg, left;
-
-	if (nlh->nlmsg_type != RTM_NEWROUTE || rtm->rtm_family != AF_INET)
-		return 0;
-	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
-		if (mnl_attr_get_type(a) == RTA_FLOW && mnl_attr_get_payload_len(a) >= 4 &&
-		    mnl_attr_get_u32(a))
-			*found = 1;
-		if (mnl_attr_get_type(a) != RTA_MULTIPATH)
-			continue;
-		nh = mnl_attr_get_payload(a);
-		left = mnl_attr_get_payload_len(a);
-		while (left >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) &&
-		       nh->rtnh_len <= left) {
-			if (realm_in((const struct nlattr *)RTNH_DATA(nh),
-				     (const char *)nh + nh->rtnh_len))
-				*found = 1;
-			left -= RTNH_ALIGN(nh->rtnh_len);
-			nh = RTNH_NEXT(nh);
-		}
-	}
-	return 0;
-}
-
-int xf_route4_realms(struct xf_nl *nl)
-{
-	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETROUTE, NLM_F_DUMP);
-	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	int found = 0, err;
-
-	/* No table asked for: the kernel dumps all of them. */
-	rtm->rtm_family = AF_INET;
-	err = xf_nl_dump(nl, nlh, realms_cb, &found);
-	return err ?: found;
-}
-
 struct local6 {
 	void (*cb)(const uint8_t *addr, void *arg);
 	void *arg;
@@ -79,6 +28,35 @@ static uint32_t metric_mtu(const struct nlattr *metrics)
 		if (mnl_attr_get_type(a) == RTAX_MTU && mnl_attr_get_payload_len(a) >= 4)
 			return mnl_attr_get_u32(a);
 	return 0;
+}
+
+static int min_mtu4_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+	uint32_t *min = arg, mtu;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE || rtm->rtm_family != AF_INET)
+		return 0;
+	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+		if (mnl_attr_get_type(a) != RTA_METRICS)
+			continue;
+		mtu = metric_mtu(a);
+		if (mtu && mtu < *min)
+			*min = mtu;
+	}
+	return 0;
+}
+
+int xf_route4_min_mtu(struct xf_nl *nl, uint32_t *min_mtu)
+{
+	struct nlmsghdr *nlh = xf_nl_msg(nl, RTM_GETROUTE, NLM_F_DUMP);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+
+	/* No table asked for: the kernel dumps all of them. */
+	rtm->rtm_family = AF_INET;
+	*min_mtu = UINT32_MAX;
+	return xf_nl_dump(nl, nlh, min_mtu4_cb, min_mtu);
 }
 
 /* Under ff00::/8 or fe80::/10, or ::1 itself: a route no forwarded

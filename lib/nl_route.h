@@ -7,11 +7,10 @@
 
 struct xf_nl;
 
-/* Whether an IPv4 route of this namespace, in any table, has a realm
- * (RTA_FLOW, on the route or on one of its next hops): the kernel then
- * checks every source (fib_num_tclassid_users). 1 yes, 0 no, -errno when
- * the routes cannot be read. */
-int xf_route4_realms(struct xf_nl *nl);
+/* The smallest MTU metric (RTAX_MTU, locked or not) of the namespace's
+ * IPv4 routes, every table, in *min_mtu (UINT32_MAX: none has one).
+ * 0/-errno. */
+int xf_route4_min_mtu(struct xf_nl *nl, uint32_t *min_mtu);
 
 /* The IPv6 local table (255), for xf_rt_loc6: cb(addr, arg) for each /128
  * local or anycast route; routes under ff00::/8 and fe80::/10 are left

@@ -186,7 +186,7 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		    (o->flowtable ? XF_RTIF_FLOWTABLE : 0) |
 		    (o->family & XF_RTIF_INET ? XF_RTIF_WANT_INET : 0) |
 		    (o->family & XF_RTIF_INET6 ? XF_RTIF_WANT_INET6 : 0) |
-		    (auto_hook ? XF_RTIF_AUTO : 0) | rt_rp_filter_flags(key) |
+		    (auto_hook ? XF_RTIF_AUTO : 0) |
 		    (o->nf_bypass ? XF_RTIF_NF_BYPASS : 0) |
 		    (o->qdisc_bypass ? XF_RTIF_QDISC_BYPASS : 0) |
 		    (d->carrier != d->l.ifindex ? XF_RTIF_VLAN : 0) |

@@ -30,16 +30,9 @@
  * What differs and is not forwarding: E's tx counters and packet taps on E
  * do not see these packets (the peer's rx counters do).
  *
- * No source check (XF_RTIF_SRC_ANY, IPv4). The kernel checks the source of
- * a forwarded packet in fib_validate_source(). With rp_filter off (the
- * larger of "all" and the ingress interface), no route in the namespace
- * carrying a realm (fib_num_tclassid_users) and the packet not sent back
- * out of its ingress interface, it checks nothing at all when accept_local
- * is on ("all" or the interface); otherwise it drops a source that is one
- * of its own addresses, which only a reverse lookup shows the fast path.
- * So the fast path skips that lookup exactly where accept_local is on,
- * rp_filter is off and no realm is in use. The ingress interface as egress
- * is passed anyway (hairpin). Read at attach and refresh like rp_filter.
+ * The IPv4 source check's settings (rp_filter, accept_local, realms) are
+ * not copied: the programs read them at the packet or do without them
+ * (route.bpf.c, xf_rt_src_live()).
  *
  * xf_rt_local: the namespace's addresses, so traffic to r1 itself is
  * passed before the FIB lookup (IPv4 in the kctx build: xf_rt_src4's
@@ -100,11 +93,8 @@ static bool rt_peer_ok(struct rt_fast *f, int ifindex, uint8_t *mac)
 void rt_fast_begin(struct rt_fast *f)
 {
 	f->nl = NULL;
-	f->realms = true;
 	if (xf_nl_open(&f->nl, NETLINK_ROUTE))
 		f->nl = NULL;
-	else
-		f->realms = xf_route4_realms(f->nl) != 0;
 }
 
 void rt_fast_peer(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg)
@@ -113,15 +103,6 @@ void rt_fast_peer(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg)
 	memset(cfg->peer_mac, 0, sizeof(cfg->peer_mac));
 	if (rt_peer_ok(f, ifindex, cfg->peer_mac))
 		cfg->flags |= XF_RTIF_PEER;
-}
-
-void rt_fast_source(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg)
-{
-	cfg->flags &= ~XF_RTIF_SRC_ANY;
-	if (f->realms || (cfg->flags & (XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE)))
-		return;
-	if (rt_accept_local(ifindex))
-		cfg->flags |= XF_RTIF_SRC_ANY;
 }
 
 /* What one walk of the namespace's addresses fills. */
@@ -179,7 +160,8 @@ static void rt_addr_add(int family, const uint8_t *addr, void *arg)
 /* The kernel's counters as the programs read them, xf_route_genid run
  * once: the namespace's dev_addr_genid and fib6_sernum. 0, -EOPNOTSUPP
  * from the plain build (no tables), or -errno. */
-static int rt_genids(struct xf_inst *in, uint32_t *genid, uint32_t *sernum)
+static int rt_genids(struct xf_inst *in, uint32_t *genid, uint32_t *sernum, uint32_t *seq4,
+		     bool *seq4_ok)
 {
 	uint8_t pkt[64] = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt),
@@ -198,6 +180,8 @@ static int rt_genids(struct xf_inst *in, uint32_t *genid, uint32_t *sernum)
 		return -EOPNOTSUPP;
 	*genid = p.probe.genid;
 	*sernum = p6.probe.sernum;
+	*seq4 = p6.probe.fib_seq;
+	*seq4_ok = p6.probe.fib_seq_ok;
 	return 0;
 }
 
@@ -250,15 +234,33 @@ static int rt_array_write(int fd, const void *vals, uint32_t n)
 static int rt_table_write(struct xf_inst *in, int map, const void *buckets, uint32_t n,
 			  uint32_t c0, const void *hdr)
 {
-	uint32_t g1, s1, key = n;
+	uint32_t g1, s1, q1, key = n;
+	bool q1_ok;
 	int err;
 
 	err = rt_array_write(in->fd[map], buckets, n);
 	if (!err)
-		err = rt_genids(in, &g1, &s1);
+		err = rt_genids(in, &g1, &s1, &q1, &q1_ok);
 	if (err || (map == RT_MAP_SRC4 ? g1 : s1) != c0)
 		return err;
 	return bpf_map_update_elem(in->fd[map], &key, hdr, BPF_ANY) ? -errno : 0;
+}
+
+/* IPv4's part of xf_rt_loc6's header (xfwd_bpf.h): the smallest route
+ * MTU, valid with q0, the fib_seq read before the caller's walk, if the
+ * counter has not moved by the end of the dump. Left invalid otherwise:
+ * the programs then take only packets of up to 1280 bytes. */
+static void rt_mtu4(struct rt_fast *f, struct xf_inst *in, uint32_t q0, struct xf_route_loc6 *hdr)
+{
+	uint32_t g1, s1, q1, mtu;
+	bool q1_ok;
+
+	if (!f->nl || xf_route4_min_mtu(f->nl, &mtu) ||
+	    rt_genids(in, &g1, &s1, &q1, &q1_ok) || !q1_ok || q1 != q0)
+		return;
+	hdr->hdr.mtu4_valid = 1;
+	hdr->hdr.fib_seq = q0;
+	hdr->hdr.min_mtu4 = mtu;
 }
 
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
@@ -266,8 +268,9 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	/* The invalid headers have every bit set (xfwd_bpf.h). */
 	struct xf_route_src4 hdr4 = { .hdr.bits = { ~0U, ~0U } };
 	struct xf_route_loc6 hdr6 = { .hdr.bits = { ~0U, ~0U } };
-	uint32_t key = XF_RT_SRC4_HDR, key6 = XF_RT_LOC6_HDR, g0 = 0, s0 = 0;
+	uint32_t key = XF_RT_SRC4_HDR, key6 = XF_RT_LOC6_HDR, g0 = 0, s0 = 0, q0 = 0;
 	int err, gerr, lerr = 1, werr;
+	bool q0_ok = false;
 	struct rt_addrs *t;
 
 	t = calloc(1, sizeof(*t));
@@ -276,7 +279,7 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 		goto out;
 	}
 	/* The tables stop counting before anything in them changes. */
-	gerr = rt_genids(in, &g0, &s0);
+	gerr = rt_genids(in, &g0, &s0, &q0, &q0_ok);
 	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, &hdr4, BPF_ANY) ||
 	    bpf_map_update_elem(in->fd[RT_MAP_LOC6], &key6, &hdr6, BPF_ANY))
 		gerr = -errno;
@@ -298,8 +301,10 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 		err = rt_table_write(in, RT_MAP_SRC4, t->src4, XF_RT_SRC4_BUCKETS, g0, &hdr4);
 	} else if (!err && gerr != -EOPNOTSUPP)
 		err = gerr;
+	if (!err && !gerr && q0_ok)
+		rt_mtu4(f, in, q0, &hdr6);
 	/* A local table with another route, or too full: both tables are
-	 * looked up. */
+	 * looked up. The header carries IPv4's part either way. */
 	if (!err && !gerr && !lerr && !t->loc6_full) {
 		hdr6.hdr.valid = 1;
 		hdr6.hdr.sernum = s0;
@@ -307,8 +312,12 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 		hdr6.hdr.bits[0] = (uint32_t)t->loc6_bits;
 		hdr6.hdr.bits[1] = (uint32_t)(t->loc6_bits >> 32);
 		err = rt_table_write(in, RT_MAP_LOC6, t->loc6, XF_RT_LOC6_BUCKETS, s0, &hdr6);
-	} else if (!err && lerr < 0)
+	} else if (!err && lerr < 0) {
 		err = lerr;
+	} else if (!err && hdr6.hdr.mtu4_valid &&
+		   bpf_map_update_elem(in->fd[RT_MAP_LOC6], &key6, &hdr6, BPF_ANY)) {
+		err = -errno;
+	}
 	free(t);
 out:
 	if (f->nl)

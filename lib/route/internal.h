@@ -92,10 +92,6 @@ int rt_vlan_parent(int ifindex);
 /* sysctl.c: the kernel's sysctls behind a member's flags. */
 /* Set XF_RTIF_INET/INET6 from XF_RTIF_WANT_* and the forwarding sysctls. */
 void rt_family_flags(uint32_t *flags);
-/* XF_RTIF_RP_* for the rp_filter the kernel applies on ifindex. */
-uint32_t rt_rp_filter_flags(int ifindex);
-/* Whether the kernel applies accept_local on ifindex ("all" or its own). */
-bool rt_accept_local(int ifindex);
 
 /* features.c: a device's XDP features and the hook "auto" picks. */
 /* The XDP features the driver of ifindex reports (0: none, or unknown). */
@@ -206,15 +202,11 @@ void rt_chain_keep(struct xf_chain_keep *k);
 /* fast.c: the fast path's shortcuts, read at attach and on every refresh. */
 struct rt_fast {
 	struct xf_nl *nl;	/* NULL: no shortcut is granted */
-	bool realms;		/* an IPv4 route has a realm, or unknown */
 };
 /* Start a refresh: open what the checks need. */
 void rt_fast_begin(struct rt_fast *f);
 /* Set (or clear) XF_RTIF_PEER and peer_mac of ifindex's cfg. */
 void rt_fast_peer(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg);
-/* Set (or clear) XF_RTIF_SRC_ANY of ifindex's cfg, whose rp_filter flags
- * are already current. */
-void rt_fast_source(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg);
 /* Write this namespace's addresses into xf_rt_local and xf_rt_src4, its
  * IPv6 local table into xf_rt_loc6, and close. 0/-errno. */
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in);

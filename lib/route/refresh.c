@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rt_refresh(): what can change under the members (each one's XDP
- * redirect target ability and rp_filter, the forwarding sysctls, the
+ * redirect target ability, the forwarding sysctls, the
  * address hint and tables, the VLAN map) read again, as attach and detach
  * do at their end; and route refresh, which does it alone, without
  * touching a link. All or nothing: the maps it rewrites are saved first
@@ -19,8 +19,7 @@
 #include "route/route.h"
 
 /* Re-read what can change under us for every member: whether it takes XDP
- * redirects now (a veth does only while its peer has XDP or GRO) and its
- * rp_filter setting. */
+ * redirects now (a veth does only while its peer has XDP or GRO). */
 int rt_refresh(struct xf_inst *in)
 {
 	uint32_t keys[XF_RT_MAX_IF], next, *prev = NULL;
@@ -46,15 +45,16 @@ int rt_refresh(struct xf_inst *in)
 				err = -errno;
 			continue;
 		}
-		cfg.flags &= ~(XF_RTIF_XDP_XMIT | XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE);
+		/* The source check's flags are the programs' own now (read
+		 * at the packet): an entry of an older xfwd loses them. */
+		cfg.flags &= ~(XF_RTIF_XDP_XMIT | XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE |
+			       XF_RTIF_SRC_ANY);
 		/* A VLAN device's frames leave on its parent (vlan.c). */
 		tx = rt_xdp_target(key, &cfg.flags);
 		if (rt_xdp_xmit_ok(tx, reported))
 			cfg.flags |= XF_RTIF_XDP_XMIT;
-		cfg.flags |= rt_rp_filter_flags(key);
 		rt_family_flags(&cfg.flags);
 		rt_fast_peer(&fast, key, &cfg);
-		rt_fast_source(&fast, key, &cfg);
 		if (rt_ifcfg_put(in, key, &cfg, BPF_EXIST))
 			err = -errno;
 		if (cfg.flags & XF_RTIF_XDP_XMIT) {
