@@ -22,7 +22,6 @@
 #include "chain/chain.h"
 #include "elf_check.h"
 #include "file.h"
-#include "hook.h"
 #include "xbpf.h"
 
 void chain_if_close(struct chain_if *c)
@@ -51,7 +50,7 @@ void chain_unpin(const struct chain_if *c)
 {
 	xf_pin_remove(c->l.ifindex, "chain_desc");
 	xf_pin_remove(c->l.ifindex, "chain_cnt");
-	xf_hook_unpin(c->l.ifindex, "xdp_link");
+	xf_pin_remove(c->l.ifindex, "xdp_link");
 	xf_pin_remove(c->l.ifindex, "chain_normal");
 	xf_run_remove(c->l.ifindex, "profiling");
 }
