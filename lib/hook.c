@@ -47,17 +47,5 @@ int xf_hook_tcx(int prog_fd, int ifindex, const char *dev, bool ingress, const c
 
 int xf_hook_unpin(int ifindex, const char *pin)
 {
-	char path[512];
-	int fd = -1, err;
-
-	/* The pin's own reference is dropped from a work queue, later: the
-	 * program could still run on the hook when this returns, and a
-	 * command that attaches there next would find it. A descriptor
-	 * closed after the unlink drops the last one at once. */
-	if (!xf_pin_path(path, sizeof(path), ifindex, pin))
-		fd = bpf_obj_get(path);
-	err = xf_pin_remove(ifindex, pin);
-	if (fd >= 0)
-		close(fd);
-	return err;
+	return xf_pin_remove(ifindex, pin);
 }

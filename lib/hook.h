@@ -22,7 +22,7 @@ int xf_hook_tcx(int prog_fd, int ifindex, const char *dev, bool ingress, const c
  * interface's directory, and close it. Prints its own Error. 0/-errno. */
 int xf_hook_pin(int link_fd, int ifindex, const char *dev, const char *pin);
 /* Undo either: unpin (the kernel detaches a link whose last holder goes,
- * before this returns when the pin was the last) and remove the
+ * from a work queue when that was the pin: moments later) and remove the
  * directories left empty. 0/-errno. */
 int xf_hook_unpin(int ifindex, const char *pin);
 

@@ -59,9 +59,12 @@ static int rt_check_foreign(struct xf_nl *nl, const struct rt_dev *d)
 		int err;
 
 		/* XDP runs before tc ingress: what is there would never see
-		 * a packet the fast path forwards. */
+		 * a packet the fast path forwards. Not route's own tc
+		 * program: the carrier is no member, so that is a link an
+		 * undo has just unpinned, which the kernel detaches moments
+		 * later (a failed restore puts hook xdp back there). */
 		n = 0;
-		err = rt_skip_ingress(nl, d->carrier, 0, s, 1, &n);
+		err = rt_skip_ingress(nl, d->carrier, rt_prog_tc_id(), s, 1, &n);
 		if (err) {
 			fprintf(stderr, "Error: cannot read the tc ingress of %s: %s.\n",
 				d->cl.name, strerror(-err));

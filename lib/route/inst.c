@@ -8,6 +8,8 @@
  * pins are link.c's). */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -70,4 +72,23 @@ int rt_slot_zero(struct xf_inst *in, uint32_t slot)
 		err = -errno;
 	free(zero);
 	return err;
+}
+
+uint32_t rt_prog_tc_id(void)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	char path[RT_PATH_MAX];
+	int fd;
+
+	if (xf_pin_path(path, sizeof(path), 0, "route/prog_tc"))
+		return 0;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	if (bpf_prog_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
 }

@@ -62,6 +62,9 @@ const void *rt_elf(size_t *size);
 /* Zero the counters of a member's slot: every reason's, on every CPU, in
  * one call (a new member starts from nothing; stats reset). 0/-errno. */
 int rt_slot_zero(struct xf_inst *in, uint32_t slot);
+/* The id of the instance's pinned tc program (xf_route_tc), 0 when there
+ * is none or it cannot be read. */
+uint32_t rt_prog_tc_id(void);
 
 /* link.c: the link pins, and where a link runs. */
 /* XF_PIN_ROOT/ns<id>/<ifindex>/route into buf. 0/-errno. */
