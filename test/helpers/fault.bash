@@ -130,7 +130,7 @@ consistent() {
 # (restore), whose every call would take the suite tens of minutes;
 # FAULT_FIRST=N starts at N instead of 1.
 fault_loop() {
-	local undo=$1 n=${FAULT_FIRST:-1} rc out tol=0
+	local undo=$1 n rc out tol=0
 	shift 2
 	local before after want state=${FAULT_SNAP:-snap}
 	# The clean run first, for what success looks like.
@@ -140,7 +140,7 @@ fault_loop() {
 	xt $undo || fail "undo \"$undo\" failed"
 	before=$($state)
 	local stride=${FAULT_STRIDE:-1} tried=0 clean=0 max=${FAULT_MAX:-4000}
-	for ((n = 1; n <= max; n += stride)); do
+	for ((n = ${FAULT_FIRST:-1}; n <= max; n += stride)); do
 		rc=0
 		out=$(XFWD_FAULT=fail:$n xt "$@" 2>&1) || rc=$?
 		if [[ $out != *"fault: failing kernel call $n "* ]]; then
