@@ -196,7 +196,14 @@ vlan_corpus() {
 	n=$(grep -c '^kernel vlan-100-' "$CORPUS")
 	assert_equal "$n" 2
 	assert_equal "$(($(ctr veth1.100 forwarded)))" "$n"
-	assert_equal "$FWD" $(($(count fast) + 1))
+	if kernel_lacks kern_ctx; then
+		# The plain build passes what it cannot know exactly (route
+		# MTUs past 1280 bytes, the source check's settings): fewer
+		# frames on the fast path, the same ones at h2.
+		((FWD > 0 && FWD <= $(count fast) + 1)) || fail "forwarded $FWD of $(count fast) + 1"
+	else
+		assert_equal "$FWD" $(($(count fast) + 1))
+	fi
 	l2=$(corpus reasons "$CORPUS" $R1A_MAC "$hook")
 	read -ra l2 <<<"$l2"
 	assert_equal "$L2" "vlan $((l2[1] - n)) not_ip ${l2[3]} other_host ${l2[5]}"

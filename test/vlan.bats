@@ -119,11 +119,11 @@ two_vlans() {
 	wait_until 5 vlan_ready
 	if vlan_no_hook "$hook"; then vlan_refused veth1.100; return; fi
 	vlan_attach "$hook" veth1.100 "$dev"
-	before=$(kfwd)
+	before=$(kfwd_mark veth1.100 "$dev")
 	vlan_pings 10
 	assert_equal "$(ctr veth1.100 forwarded)" 20
 	assert_equal "$(ctr "$dev" forwarded)" 20
-	assert_equal "$(kfwd)" "$before"
+	kfwd_is "$before" 0 veth1.100 "$dev"
 }
 
 @test "vlan hook tc: tagged <-> tagged on another parent, both families" {
@@ -163,11 +163,11 @@ slot_shared() {
 	# key (the value's first 8 bytes) that is not 0.
 	run -0 bpftool -j map dump pinned "$(pin_dir)/route/xf_rt_vlc"
 	assert_equal "$(jq '[.[] | select(.value[0:8] | any(. != "0x00"))] | length' <<<"$output")" 3
-	before=$(kfwd)
+	before=$(kfwd_mark veth1.100 veth1.1124)
 	vlan_pings 10
 	assert_equal "$(ctr veth1.100 forwarded)" 20
 	assert_equal "$(ctr veth1.1124 forwarded)" 20
-	assert_equal "$(kfwd)" "$before"
+	kfwd_is "$before" 0 veth1.100 veth1.1124
 }
 
 @test "vlan hook tc: two VLANs of one trunk whose ids share a slot of the map's copy" {
@@ -698,10 +698,10 @@ ad_forwards() {
 		"[\"$hook\",\"veth1\",10,\"802.1ad\"]"
 	run -0 xr route show dev veth1.10
 	assert_output --partial "id 10 on veth1 (802.1ad)"
-	k=$(kfwd)
+	k=$(kfwd_mark veth1.10 veth2)
 	vlan_pings 10
 	assert_equal "$(ctr veth1.10 forwarded) $(ctr veth2 forwarded)" "20 20"
-	assert_equal "$(kfwd)" "$k"
+	kfwd_is "$k" 0 veth1.10 veth2
 }
 
 # bats test_tags=guest

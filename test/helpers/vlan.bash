@@ -74,11 +74,6 @@ vlan_pings() {
 	assert_output --partial "$1 packets transmitted, $1 received"
 }
 
-# kfwd: r1's kernel forwarding counters, both families, as one word.
-kfwd() {
-	echo "$(kstat "$XF_NS_R1" IpForwDatagrams)/$(kstat "$XF_NS_R1" Ip6OutForwDatagrams)"
-}
-
 # vlan_refused DEV: on a kernel without tcx, attaching a VLAN device on
 # hook tc is refused with the reason and nothing changes.
 vlan_refused() {
