@@ -522,3 +522,11 @@ int xf_percpu_zero(int map_fd, const void *key, int n)
 	free(vals);
 	return err;
 }
+
+uint32_t xf_prog_id(int fd)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+
+	return bpf_prog_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}

@@ -37,6 +37,8 @@ int xf_run_remove(int ifindex, const char *name);
  * the XF_RUN_ROOT tree), also of interfaces that have gone; at most max.
  * Returns the count. */
 int xf_layout_ifindexes(bool run, int *out, int max);
+/* The id of the program fd refers to, 0 when it cannot be read. */
+uint32_t xf_prog_id(int fd);
 /* Pin fd as name in ifindex's directory, made if need be. 0/-errno. */
 int xf_pin_if(int fd, int ifindex, const char *name);
 /* Remove dir (below XF_PIN_ROOT or XF_RUN_ROOT) with everything in it,

@@ -126,14 +126,6 @@ static int state_write(const struct chain_if *c, uint32_t timed_id)
 	return fclose(f) ? -errno : 0;
 }
 
-static uint32_t prog_id(int fd)
-{
-	struct bpf_prog_info info = { 0 };
-	uint32_t len = sizeof(info);
-
-	return bpf_prog_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
-}
-
 static uint32_t link_prog_id(int link_fd)
 {
 	struct bpf_link_info li = { 0 };
@@ -277,7 +269,7 @@ int xf_chain_profile_begin(struct xf_nl *nl, const char *dev, struct xf_chain_pr
 		memcpy(r->p.m[i].name, r->c.d.m[i].name, sizeof(r->p.m[i].name));
 		r->p.m[i].slot = r->c.d.m[i].slot;
 	}
-	err = state_write(&r->c, prog_id(r->prog_fd));
+	err = state_write(&r->c, xf_prog_id(r->prog_fd));
 	if (!err)
 		err = xf_pin_obj(r->normal_fd, r->c.pin, "chain_normal");
 	if (!err)

@@ -7,8 +7,8 @@
  * instance's table, the object it loads, and its counters' slots (the link
  * pins are link.c's). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -76,19 +76,17 @@ int rt_slot_zero(struct xf_inst *in, uint32_t slot)
 
 uint32_t rt_prog_tc_id(void)
 {
-	struct bpf_prog_info info;
-	uint32_t len = sizeof(info);
-	char path[RT_PATH_MAX];
+	char name[64], path[RT_PATH_MAX];
+	uint32_t id;
 	int fd;
 
-	if (xf_pin_path(path, sizeof(path), 0, "route/prog_tc"))
+	snprintf(name, sizeof(name), "%s/%s", rt_inst_desc.name, rt_objs[RT_PROG_TC].pin);
+	if (xf_pin_path(path, sizeof(path), 0, name))
 		return 0;
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return 0;
-	memset(&info, 0, sizeof(info));
-	if (bpf_prog_get_info_by_fd(fd, &info, &len))
-		info.id = 0;
+	id = xf_prog_id(fd);
 	close(fd);
-	return info.id;
+	return id;
 }
