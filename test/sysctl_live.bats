@@ -48,7 +48,7 @@ seen_ge() {
 }
 
 # outcome SRC: 5 echo requests from SRC to h2 through r1, then 5 from h1's
-# own address, from one process on one CPU so that r1 takes them in order:
+# own address, from one socket on one CPU so that r1 takes them in order:
 # once the latter are at h2, the former are through r1 or dropped there.
 # Prints "arrive" (all 5 at h2), "drop" (none) or "partial N". With a
 # hook attached (SEQ_HOOK), also notes in $BATS_TEST_TMPDIR/fast whether
@@ -60,12 +60,8 @@ outcome() {
 	s0=$(seen "$src")
 	b0=$(seen "$XF_H1_IP4")
 	[[ -z ${SEQ_HOOK:-} ]] || f0=$(ctr veth1 forwarded)
-	in_h1 taskset -c 0 /usr/bin/python3 -c 'import subprocess, sys
-for src in sys.argv[1:3]:
-    subprocess.run([sys.executable, sys.argv[3], "veth0", sys.argv[4], src, sys.argv[5],
-                    sys.argv[6], sys.argv[7], "5", "echo4"], check=True)' \
-		"$src" "$XF_H1_IP4" "$BATS_TEST_DIRNAME/fixtures/frames.py" \
-		"$(mac "$XF_NS_R1" veth1)" "$XF_H2_IP4" "$XF_H1_IP6" "$XF_H2_IP6" >/dev/null
+	in_h1 taskset -c 0 /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/echo4.py" veth0 \
+		"$(mac "$XF_NS_R1" veth1)" "$XF_H2_IP4" 5 "$src" "$XF_H1_IP4"
 	wait_until 5 seen_ge "$XF_H1_IP4" $((b0 + 5))
 	s1=$(seen "$src")
 	# The 5 from h1's own address are forwarded by the fast path too.

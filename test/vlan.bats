@@ -482,7 +482,10 @@ pcps() {
 	rm -f "$d/pcp" "$d/pcp.ready"
 	in_h1 /usr/bin/python3 -c '
 import sys
-from scapy.all import sniff, Dot1Q, ICMP, IP, ICMPv6EchoReply
+from scapy.layers.inet import ICMP, IP
+from scapy.layers.inet6 import ICMPv6EchoReply
+from scapy.layers.l2 import Dot1Q
+from scapy.sendrecv import sniff
 def reply(p):
     return Dot1Q in p and ((ICMP in p and p[ICMP].type == 0) or ICMPv6EchoReply in p)
 ps = sniff(iface="veth0", lfilter=reply, count=int(sys.argv[1]), timeout=int(sys.argv[2]),

@@ -221,7 +221,10 @@ big6() {
 # for h2. r1's address is the one h2 reaches it by.
 pmtu6_exception() {
 	in_h2 /usr/bin/python3 -c 'import sys
-from scapy.all import IPv6, ICMPv6PacketTooBig, ICMPv6EchoRequest, Raw, send, conf
+from scapy.config import conf
+from scapy.layers.inet6 import IPv6, ICMPv6PacketTooBig, ICMPv6EchoRequest
+from scapy.packet import Raw
+from scapy.sendrecv import send
 conf.verb = 0
 r1, h2, mtu = sys.argv[1:]
 inner = IPv6(src=r1, dst=h2) / ICMPv6EchoRequest() / Raw(b"x" * 1400)

@@ -8,8 +8,6 @@
 # Under software emulation the tests stretch their time limits
 # (XF_VM_SLOW, read by vm_slow in test/helpers/common.bash).
 
-VM_SUITES ?= test/feature.bats test/redirect.bats test/route.bats test/chain.bats test/flow.bats \
-	test/vlan.bats test/hostile.bats
 KERNELS ?= sid bookworm
 # make check runs a subset beside the main suite (CHECK_BESIDE, at a lower
 # priority, on the CPU the suite leaves idle), as much as CI's time allows
@@ -30,6 +28,11 @@ KERNELS ?= sid bookworm
 # lists the ones each kernel skips.
 VM_CI_TAGS ?= guest
 VM_CI_SUITES ?= $(shell grep -l '^\# bats test_tags=.*\b$(VM_CI_TAGS)\b' test/*.bats)
+# The full run: the suites whose behaviour depends on the kernel, whole,
+# and every suite with a test of the subset, so that no test of the subset
+# runs in CI and nowhere in full.
+VM_SUITES ?= $(sort test/feature.bats test/redirect.bats test/route.bats test/chain.bats \
+	test/flow.bats test/vlan.bats test/hostile.bats $(VM_CI_SUITES))
 
 .PHONY: check-kernels check-kernels-ci vm-tools
 
