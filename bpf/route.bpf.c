@@ -147,6 +147,15 @@ static __always_inline __u32 xf_rt_egress_reason(__u32 oif, int xdp)
 	return xdp ? XF_RR_NO_XMIT : XF_RR_FORWARDED;
 }
 
+/* Whether oif takes XDP redirects of multi-buffer frames: the kernel
+ * drops such a frame after the program where the device cannot send one. */
+static __always_inline int xf_rt_xmit_sg(__u32 oif)
+{
+	struct xf_route_ifcfg *ocfg = xf_rt_cfg(oif);
+
+	return ocfg && (ocfg->flags & XF_RTIF_XMIT_SG);
+}
+
 /* IPv4 header checks and the FIB input; XF_RR_FORWARDED when the packet
  * may be looked up. */
 static __always_inline __u32 xf_rt_parse4(void *data, void *data_end,
@@ -516,7 +525,10 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 
 #include "route_xdp_fast.h"
 
-SEC("xdp")
+/* xdp.frags: a frame over a page (MTU 9000) comes in several buffers, the
+ * headers in the first; the common paths take only single buffers (their
+ * length must be the IP header's), the rest comes here. */
+SEC("xdp.frags")
 int xf_route_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
@@ -524,7 +536,7 @@ int xf_route_xdp(struct xdp_md *ctx)
 	struct xf_route_trace_in *tin = (void *)(long)ctx->data_meta;
 	struct xf_rt_md md;
 	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0, itag, otag = 0;
-	int trace = 0, off;
+	int trace = 0, off, frags;
 #if XF_RT_XDP_FAST
 	/* Set: clang would otherwise read an unset register on the way
 	 * back from the path, which the verifier refuses. */
@@ -536,7 +548,10 @@ int xf_route_xdp(struct xdp_md *ctx)
 
 	__builtin_memset(&md, 0, sizeof(md));
 	md.iif = ctx->ingress_ifindex;
-	md.len = data_end - data;
+	/* The whole frame's length: its MTU check and counters are the
+	 * kernel's, whatever part of it the first buffer holds. */
+	md.len = bpf_xdp_get_buff_len(ctx);
+	frags = md.len != data_end - data;
 	md.pkt_type = XF_PKT_BY_MAC;
 	if ((void *)(tin + 1) <= data && tin->magic[0] == XF_RT_TRACE_MAGIC0 &&
 	    tin->magic[1] == XF_RT_TRACE_MAGIC1) {
@@ -580,6 +595,10 @@ int xf_route_xdp(struct xdp_md *ctx)
 	 * the packet unmodified for XDP_PASS. */
 	if (bpf_redirect_map(&xf_tx_ports, md.fib.ifindex, 0) != XDP_REDIRECT) {
 		reason = xf_rt_egress_reason(md.fib.ifindex, 1);
+		goto pass;
+	}
+	if (frags && !xf_rt_xmit_sg(md.fib.ifindex)) {
+		reason = XF_RR_NO_XMIT_SG;
 		goto pass;
 	}
 	/* The neighbour's use by the kernel (route_nbr.h), for what the

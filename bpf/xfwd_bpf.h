@@ -68,7 +68,8 @@
 	X(VLAN_DOWN, "vlan_down")	/* the VLAN device is down (XF_KCTX) */	\
 	X(VLAN_QOS, "vlan_qos")		/* xdp: egress priority not mapped */	\
 	X(XFRM, "xfrm")			/* IPsec policies or states (XF_KCTX) */ \
-	X(NEIGH_UPKEEP, "neigh_upkeep")	/* the neighbour's periodic use */
+	X(NEIGH_UPKEEP, "neigh_upkeep")	/* the neighbour's periodic use */ \
+	X(NO_XMIT_SG, "no_xmit_sg")	/* multi-buffer: egress lacks SG xmit */
 
 #define XF_RR_ENUM_(id, name) XF_RR_##id,
 enum xf_route_reason {
@@ -124,6 +125,9 @@ struct xf_route_stat {
 /* A VLAN device: hook xdp pushes its tag (xf_rt_vlan's XF_RT_VLAN_OUT
  * entry) and sends on its parent, xf_tx_ports' value for it. */
 #define XF_RTIF_VLAN (1U << 10)
+/* Takes XDP redirects of multi-buffer frames (NDO_XMIT_SG): a frame over a
+ * page, as at MTU 9000, that hook xdp sends elsewhere is passed. */
+#define XF_RTIF_XMIT_SG (1U << 11)
 
 /* xf_rt_ifcfg: HASH, key = ifindex (__u32). Written before the program is
  * attached to the interface, deleted after it is detached. */

@@ -27,6 +27,7 @@
 #define NETDEV_XDP_ACT_BASIC 1
 #define NETDEV_XDP_ACT_REDIRECT 2
 #define NETDEV_XDP_ACT_NDO_XMIT 4
+#define NETDEV_XDP_ACT_NDO_XMIT_SG 64
 #endif
 
 #endif

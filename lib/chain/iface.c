@@ -248,6 +248,20 @@ void xf_chain_keep_close(struct xf_chain_keep *k)
 	k->prog_p = NULL;
 }
 
+/* The Error of an XDP attach or swap on c that failed with err: ERANGE is a
+ * driver's "not at this MTU", which says nothing by its text. */
+static void chain_xdp_err(const struct chain_if *c, const char *what, int err)
+{
+	if (err == -ERANGE)
+		fprintf(stderr, "Error: cannot %s %s: its driver takes no XDP program at "
+			"MTU %u (or at its peer's): frames over a page need every program "
+			"of the chain to be xdp.frags, and a driver with multi-buffer XDP; "
+			"lower the MTU, or use hook tc.\n", what, c->l.name, c->l.mtu);
+	else
+		fprintf(stderr, "Error: cannot %s %s: %s.\n", what, c->l.name,
+			strerror(-err));
+}
+
 int chain_build(const struct chain_if *c, const struct xf_chain_desc *d, int cnt_fd,
 		int timed_fd, char *msg, size_t len)
 {
@@ -349,8 +363,7 @@ int chain_commit(struct chain_if *c, struct xf_chain_desc *d)
 		      xf_pin_obj(cnt_fd, c->pin, "chain_cnt") ?:
 		      xf_pin_obj(link_fd, c->pin, "xdp_link");
 		if (err) {
-			fprintf(stderr, "Error: cannot attach the chain to %s: %s.\n", c->l.name,
-				strerror(-err));
+			chain_xdp_err(c, "attach the chain to", err);
 			chain_unpin(c);
 		}
 	} else {
@@ -364,8 +377,7 @@ int chain_commit(struct chain_if *c, struct xf_chain_desc *d)
 				strerror(-err));
 		} else if (bpf_link_update(c->link_fd, prog_fd, &uo)) {
 			err = -errno;
-			fprintf(stderr, "Error: cannot swap the chain on %s: %s.\n", c->l.name,
-				strerror(-err));
+			chain_xdp_err(c, "swap the chain on", err);
 			if (bpf_map_update_elem(desc_fd, &key, &c->d, BPF_ANY))
 				fprintf(stderr, "Error: cannot restore the chain's description on "
 					"%s: %s.\n", c->l.name, strerror(errno));

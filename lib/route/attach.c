@@ -193,7 +193,7 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		    (o->nf_bypass ? XF_RTIF_NF_BYPASS : 0) |
 		    (o->qdisc_bypass ? XF_RTIF_QDISC_BYPASS : 0) |
 		    (d->carrier != d->l.ifindex ? XF_RTIF_VLAN : 0) |
-		    (rt_xdp_xmit_ok(tx, xf_xdp_features_reported()) ? XF_RTIF_XDP_XMIT : 0);
+		    rt_xdp_xmit_flags(tx, xf_xdp_features_reported());
 	rt_family_flags(&cfg.flags);
 	memcpy(cfg.mac, d->l.addr, sizeof(cfg.mac));
 	/* rt_resolve() found no link pin: an entry already there is the
@@ -347,7 +347,7 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 		if (m == XF_MODE_AUTO)
 			m = features & NETDEV_XDP_ACT_BASIC ? XF_MODE_NATIVE : XF_MODE_GENERIC;
 		/* Unknown features (before 6.3) keep every member generic:
-		 * rt_xdp_xmit_ok() counts on it. */
+		 * rt_xdp_xmit_flags() counts on it. */
 		if (m == XF_MODE_NATIVE && !xf_xdp_features_reported()) {
 			fprintf(stderr, "Error: mode native needs the kernel to report XDP "
 				"features (Linux 6.3); this kernel does not: use mode generic.\n");

@@ -41,12 +41,16 @@ const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook)
 	return "auto: the driver has no native XDP";
 }
 
-/* Whether frames redirected by XDP into ifindex are delivered, not dropped;
- * reported is xf_xdp_features_reported(). */
-bool rt_xdp_xmit_ok(int ifindex, bool reported)
+uint32_t rt_xdp_xmit_flags(int ifindex, bool reported)
 {
+	uint64_t f;
+
 	/* A kernel that does not report XDP features shows no native XDP
 	 * either: every member is in generic mode, whose redirects need no
-	 * ndo_xmit and reach any device. */
-	return !reported || rt_xdp_features(ifindex) & NETDEV_XDP_ACT_NDO_XMIT;
+	 * ndo_xmit and reach any device, and whose frames are never split. */
+	if (!reported)
+		return XF_RTIF_XDP_XMIT | XF_RTIF_XMIT_SG;
+	f = rt_xdp_features(ifindex);
+	return (f & NETDEV_XDP_ACT_NDO_XMIT ? XF_RTIF_XDP_XMIT : 0) |
+	       (f & NETDEV_XDP_ACT_NDO_XMIT_SG ? XF_RTIF_XMIT_SG : 0);
 }

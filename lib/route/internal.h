@@ -99,9 +99,10 @@ void rt_family_flags(uint32_t *flags);
 /* features.c: a device's XDP features and the hook "auto" picks. */
 /* The XDP features the driver of ifindex reports (0: none, or unknown). */
 uint64_t rt_xdp_features(int ifindex);
-/* Whether frames redirected by XDP into ifindex are delivered, not dropped;
- * reported is xf_xdp_features_reported(). */
-bool rt_xdp_xmit_ok(int ifindex, bool reported);
+/* XF_RTIF_XDP_XMIT and XF_RTIF_XMIT_SG for the frames redirected by XDP into
+ * ifindex that are delivered, not dropped: single-buffer ones, and
+ * multi-buffer ones; reported is xf_xdp_features_reported(). */
+uint32_t rt_xdp_xmit_flags(int ifindex, bool reported);
 /* The hook "auto" picks for a device of this kind and XDP features, and why. */
 const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook);
 

@@ -47,12 +47,11 @@ int rt_refresh(struct xf_inst *in)
 		}
 		/* The source check's flags are the programs' own now (read
 		 * at the packet): an entry of an older xfwd loses them. */
-		cfg.flags &= ~(XF_RTIF_XDP_XMIT | XF_RTIF_RP_STRICT | XF_RTIF_RP_LOOSE |
-			       XF_RTIF_SRC_ANY);
+		cfg.flags &= ~(XF_RTIF_XDP_XMIT | XF_RTIF_XMIT_SG | XF_RTIF_RP_STRICT |
+			       XF_RTIF_RP_LOOSE | XF_RTIF_SRC_ANY);
 		/* A VLAN device's frames leave on its parent (vlan.c). */
 		tx = rt_xdp_target(key, &cfg.flags);
-		if (rt_xdp_xmit_ok(tx, reported))
-			cfg.flags |= XF_RTIF_XDP_XMIT;
+		cfg.flags |= rt_xdp_xmit_flags(tx, reported);
 		rt_family_flags(&cfg.flags);
 		rt_fast_peer(&fast, key, &cfg);
 		if (rt_ifcfg_put(in, key, &cfg, BPF_EXIST))
