@@ -45,6 +45,7 @@ jumbo_ping() {
 	ping6 3 "$XF_H2_IP6" -s "$BIG6" -M do -q
 }
 
+# bats test_tags=guest
 @test "jumbo: 9000-byte pings, both families, on each hook: forwarded whole on the fast path, counted at their length" {
 	local hook
 	mtu_all 9000
