@@ -213,23 +213,9 @@ addr_steps() {
 
 # --- route MTUs -----------------------------------------------------------------
 
-# big FAMILY: one 1400-byte ping with DF from h1 to h2, h1's learned path
-# MTUs forgotten first; prints the MTU r1 answered with, or "through".
+# big FAMILY: a 1400-byte packet with DF from h1 to h2 (df_ping).
 big() {
-	local out
-	ip -n "$XF_NS_H1" "-$1" route flush cache
-	if [[ $1 == 6 ]]; then
-		out=$(ping6 1 "$XF_H2_IP6" -s 1352 -M do 2>&1) || true
-	else
-		out=$(ping4 1 "$XF_H2_IP4" -s 1372 -M do 2>&1) || true
-	fi
-	if [[ $out =~ mtu\ ?=\ ?([0-9]+) ]]; then
-		echo "mtu ${BASH_REMATCH[1]}"
-	elif [[ $out == *" 1 received"* ]]; then
-		echo through
-	else
-		echo "lost"
-	fi
+	if [[ $1 == 6 ]]; then df_ping 6 1352; else df_ping 4 1372; fi
 }
 
 # mtu_steps FAMILY ROUTE...: a 1400-byte ping before and after r1 gets

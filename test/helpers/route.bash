@@ -14,6 +14,26 @@ xr() { xfwd -n "$XF_NS_R1" "$@"; }
 ping4() { in_h1 ping -c "$1" -i 0.05 -W 1 "${@:3}" "$2"; }
 ping6() { in_h1 ping -6 -c "$1" -i 0.05 -W 1 "${@:3}" "$2"; }
 
+# df_ping FAMILY PAYLOAD: one ping with DF and PAYLOAD bytes of data from
+# h1 to h2, h1's learned path MTUs forgotten first; prints the MTU a
+# router answered with ("mtu N"), "through", or "lost".
+df_ping() {
+	local out
+	ip -n "$XF_NS_H1" "-$1" route flush cache
+	if [[ $1 == 6 ]]; then
+		out=$(ping6 1 "$XF_H2_IP6" -s "$2" -M do 2>&1) || true
+	else
+		out=$(ping4 1 "$XF_H2_IP4" -s "$2" -M do 2>&1) || true
+	fi
+	if [[ $out =~ mtu\ ?=\ ?([0-9]+) ]]; then
+		echo "mtu ${BASH_REMATCH[1]}"
+	elif [[ $out == *" 1 received"* ]]; then
+		echo through
+	else
+		echo lost
+	fi
+}
+
 # Kernel forwarding, both families, both ways, so that every neighbour is
 # resolved before the fast path is attached.
 warm_up() {
