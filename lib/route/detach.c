@@ -131,10 +131,14 @@ static int rt_detach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone *g
 		return err;
 	g->unpinned = true;
 	/* With the interface gone, the chain route was a member of is dead:
-	 * its pins go too (no chain command can name the interface). */
-	if (g->xdp && !g->cname[0] && !rt_carrier_others(g->carrier, g->ifindex) &&
-	    !xf_pin_path(path, sizeof(path), g->carrier, NULL))
-		xf_rmtree_prune(path);
+	 * its pins go too (no chain command can name the interface), and so
+	 * do its members' object copies. */
+	if (g->xdp && !g->cname[0] && !rt_carrier_others(g->carrier, g->ifindex)) {
+		if (!xf_pin_path(path, sizeof(path), g->carrier, NULL))
+			xf_rmtree_prune(path);
+		if (!xf_run_path(path, sizeof(path), g->carrier, NULL))
+			xf_rmtree_prune(path);
+	}
 	if (g->cname[0])
 		xf_chain_tidy(nl, g->cname);
 	if (g->has_tx) {
