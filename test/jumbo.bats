@@ -38,6 +38,18 @@ mtu_all() {
 BIG4=8972
 BIG6=8952
 
+# big_went DEV N: DEV's N big packets went the fast path; on the plain
+# build, which cannot read route MTUs and passes what is over 1280 bytes,
+# the kernel's way (reason mtu) instead.
+big_went() {
+	if kernel_lacks kern_ctx; then
+		assert_equal "$(ctr "$1" mtu)" "$2"
+		assert_equal "$(ctr "$1" fast)" 0
+	else
+		assert_equal "$(ctr "$1" forwarded)" "$2"
+	fi
+}
+
 # jumbo_ping: 3 pings of 9000 bytes each way h1 -> h2, both families,
 # with DF: all answered.
 jumbo_ping() {
@@ -46,7 +58,7 @@ jumbo_ping() {
 }
 
 # bats test_tags=guest
-@test "jumbo: 9000-byte pings, both families, on each hook: forwarded whole on the fast path, counted at their length" {
+@test "jumbo: 9000-byte pings, both families, on each hook: forwarded whole on the fast path, counted at their length (the plain build: passed, mtu)" {
 	local hook
 	mtu_all 9000
 	warm_up
@@ -57,9 +69,10 @@ jumbo_ping() {
 		run -0 jumbo_ping
 		# 3 + 3 requests on veth1, 3 + 3 replies on veth2: all on the
 		# fast path, each its whole frame's bytes.
-		assert_equal "$(ctr veth1 forwarded)" 6
-		assert_equal "$(ctr veth2 forwarded)" 6
-		assert_equal "$(ctr veth1 forwarded_bytes)" $((3 * 9014 + 3 * 9014))
+		big_went veth1 6
+		big_went veth2 6
+		kernel_lacks kern_ctx ||
+			assert_equal "$(ctr veth1 forwarded_bytes)" $((3 * 9014 + 3 * 9014))
 		run -0 xr route detach all
 	done
 }
@@ -69,6 +82,8 @@ jumbo_ping() {
 	mtu_all 9000
 	warm_up
 	in_h2 iperf3 -s -D -p "$port" -I "$BATS_TEST_TMPDIR/iperf.pid" >/dev/null
+	wait_until 5 test -s "$BATS_TEST_TMPDIR/iperf.pid"
+	BG_PID=$(<"$BATS_TEST_TMPDIR/iperf.pid")	# route_teardown ends it
 	wait_until 5 bash -c "ip netns exec $XF_NS_H2 ss -ltn | grep -q :$port"
 	for hook in xdp tc; do
 		if no_tcx $hook; then continue; fi
@@ -79,16 +94,19 @@ jumbo_ping() {
 		assert_equal "$(jq -r '.end.sum.lost_packets' <<<"$output")" 0
 		assert_equal "$(jq -r '.end.sum.packets' <<<"$output")" 200
 		fwd=$(ctr veth1 forwarded)
-		((fwd >= 200))
+		if kernel_lacks kern_ctx; then
+			(($(ctr veth1 mtu) >= 200))
+		else
+			((fwd >= 200))
+		fi
 		# TCP: 8 MB, in segments of the MTU, all sent and acknowledged
 		# (iperf3's received sum leaves out its last interval).
 		run -0 in_h1 timeout 20 iperf3 -c "$XF_H2_IP4" -p "$port" -n 8M -J
 		assert_equal "$(jq -r '.end.sum_sent.bytes' <<<"$output")" $((8 * 1024 * 1024))
 		assert_equal "$(jq -r '.end.sum_sent.retransmits' <<<"$output")" 0
-		(($(ctr veth1 forwarded) > fwd + 500))
+		kernel_lacks kern_ctx || (($(ctr veth1 forwarded) > fwd + 500))
 		run -0 xr route detach all
 	done
-	kill "$(<"$BATS_TEST_TMPDIR/iperf.pid")"
 }
 
 # big_answer FAMILY: a 9000-byte packet with DF from h1 to h2 (df_ping).
