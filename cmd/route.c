@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -258,10 +259,11 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 	out_row_begin(o);
 	out_str(o, "dev", ri->name[0] ? ri->name : "-");
 	out_int(o, "ifindex", ri->ifindex);
-	out_str(o, "hook", xf_hook_name(ri->hook));
+	/* ifindex 0: the row of route_show_outside(). */
+	out_str(o, "hook", ri->ifindex ? xf_hook_name(ri->hook) : "-");
 	out_str(o, "mode", ri->mode);
-	out_str(o, "family", route_family_name(ri->flags));
-	out_str(o, "lookup", ri->flags & XF_RTIF_FLOWTABLE ? "flowtable" :
+	out_str(o, "family", ri->ifindex ? route_family_name(ri->flags) : "-");
+	out_str(o, "lookup", !ri->ifindex ? "-" : ri->flags & XF_RTIF_FLOWTABLE ? "flowtable" :
 			     ri->flags & XF_RTIF_DIRECT ? "direct" : "full");
 	out_int(o, "prog_id", ri->prog_id);
 	out_u64(o, "forwarded", ri->stat[XF_RR_FORWARDED].packets);
@@ -288,14 +290,41 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 	return 0;
 }
 
+/* The row "*": what ran the program on a device outside the set, when
+ * anything did; its counters are passed (not_in_set), never forwarded. */
+static int route_show_outside(struct xfwd *x)
+{
+	struct xf_route_iface *ri;
+	uint64_t n = 0;
+	int r, err;
+
+	ri = calloc(1, sizeof(*ri));
+	if (!ri)
+		return -ENOMEM;
+	err = xf_route_outside(ri->stat);
+	for (r = 0; r < XF_RR_MAX && !err; r++)
+		n += ri->stat[r].packets;
+	if (!err && n) {
+		snprintf(ri->name, sizeof(ri->name), "*");
+		ri->mode = "-";
+		ri->hook = XF_HOOK_AUTO;
+		ri->why = "outside the set: a device the program runs on that is no member";
+		err = route_show_one(ri, x);
+	}
+	free(ri);
+	return err;
+}
+
 static int route_walk(struct xfwd *x, struct xf_nl *nl, const char *dev)
 {
 	struct xf_link l = { .ifindex = 0 };
+	int err;
 
 	if (dev && xf_link_find(nl, dev, &l))
 		return -ENODEV;
 	/* One reading of the members for the rows and the Warning. */
-	return xf_route_list_warn(nl, l.ifindex, route_show_one, x);
+	err = xf_route_list_warn(nl, l.ifindex, route_show_one, x);
+	return err || dev ? err : route_show_outside(x);
 }
 
 static int route_show(struct xfwd *x, struct xf_args *a)

@@ -76,6 +76,46 @@ tagged_ping() {
 	tagged_ping xdp 6
 }
 
+# beside_parent HOOK ORDER...: h1 tagged 100 -- r1 -- h2 untagged on veth2,
+# which also carries veth2.200: the set {veth1.100, veth2.200, veth2} in
+# the order given (named in one command, the parent after its VLAN device
+# or before it) attaches, and both families go tagged -> untagged and back
+# on the fast path, nothing through the kernel but the neighbours' upkeep.
+beside_parent() {
+	local hook=$1 a=() d before
+	shift
+	vlan_h1_tagged
+	vlan_dev "$XF_NS_R1" veth2 200
+	if vlan_no_hook "$hook"; then vlan_refused veth2.200; return; fi
+	vlan_attach "$hook" "$@"
+	for d in veth1.100 veth2.200 veth2; do
+		assert_equal "$(xr -j route show dev "$d" | jq -r '.interfaces[0].hook')" "$hook"
+	done
+	before=$(kfwd_mark veth1.100 veth2)
+	vlan_pings 10
+	assert_equal "$(ctr veth1.100 forwarded)" 20
+	assert_equal "$(ctr veth2 forwarded)" 20
+	kfwd_is "$before" 0 veth1.100 veth2
+}
+
+# bats test_tags=guest
+@test "vlan hook tc: a VLAN device beside its own parent, the parent named last, forwards tagged <-> untagged" {
+	beside_parent tc veth1.100 veth2.200 veth2
+}
+
+@test "vlan hook tc: a VLAN device beside its own parent, the parent named first, forwards tagged <-> untagged" {
+	beside_parent tc veth2 veth1.100 veth2.200
+}
+
+# bats test_tags=guest
+@test "vlan hook xdp: a VLAN device beside its own parent, the parent named last, forwards tagged <-> untagged" {
+	beside_parent xdp veth1.100 veth2.200 veth2
+}
+
+@test "vlan hook xdp: a VLAN device beside its own parent, the parent named first, forwards tagged <-> untagged" {
+	beside_parent xdp veth2 veth1.100 veth2.200
+}
+
 # Hook tc leaves an IPv6 packet of at most 1280 bytes to the egress
 # device's MTU (route.bpf.c), a tagged one as an untagged one: a tagged
 # h1's small packets are forwarded on it, and what a route's MTU or a PMTU
@@ -241,6 +281,38 @@ show_shared() {
 	fi
 	run -0 xr route attach dev veth1.300
 	assert_equal "$(xr -j route show dev veth1.300 | jq -r '.interfaces[0].hook')" xdp
+}
+
+# outside HOOK: with only veth1.100 in the set, the program runs on its
+# parent veth1 for every frame; the untagged ones arrive on a device
+# outside the set and are counted in route show's row "*" (ifindex 0),
+# passed as not_in_set, never forwarded; "route show dev" leaves it out.
+outside() {
+	local hook=$1 out
+	vlan_h1_tagged
+	if vlan_no_hook "$hook"; then vlan_refused veth1.100; return; fi
+	ip -n "$XF_NS_H1" addr add 198.18.6.1/24 dev veth0
+	ip -n "$XF_NS_H1" neigh add 198.18.6.254 lladdr "$(mac "$XF_NS_R1" veth1)" dev veth0
+	vlan_attach "$hook" veth1.100 veth2
+	run -1 in_h1 ping -c 3 -i 0.05 -W 1 -q 198.18.6.254
+	run -0 xr -j route show
+	out=$output
+	assert_equal "$(jq -c '.interfaces[-1] | [.dev, .ifindex, .hook, .forwarded]' <<<"$out")" '["*",0,"-",0]'
+	assert_equal "$(jq -c '[.interfaces[-1].pass_reasons[].reason] | unique' <<<"$out")" '["not_in_set"]'
+	(($(jq '.interfaces[-1].passed' <<<"$out") >= 3))
+	run -0 xr route show
+	assert_line --regexp '^\*  +0  -  '
+	run -0 xr -j route show dev veth1.100
+	assert_equal "$(jq '.interfaces | length' <<<"$output")" 1
+}
+
+# bats test_tags=guest
+@test "vlan hook tc: frames on a VLAN device's parent outside the set are counted in route show's row *" {
+	outside tc
+}
+
+@test "vlan hook xdp: frames on a VLAN device's parent outside the set are counted in route show's row *" {
+	outside xdp
 }
 
 # reasons HOOK: a VLAN id without a device in the set, and VLAN 0, are

@@ -153,9 +153,9 @@ static int rt_attach_tc(struct xf_inst *in, struct rt_dev *d)
 	char parent[IF_NAMESIZE] = "?";
 	int fd, err;
 
-	if (d->carrier == d->l.ifindex && !d->shared)
-		return xf_hook_tcx(in->fd[RT_PROG_TC], d->carrier, d->name, true, "route");
 	fd = rt_carrier_link(d->carrier);
+	if (fd < 0 && d->carrier == d->l.ifindex)
+		return xf_hook_tcx(in->fd[RT_PROG_TC], d->carrier, d->name, true, "route");
 	if (fd < 0) {
 		fd = bpf_link_create(in->fd[RT_PROG_TC], d->carrier, BPF_TCX_INGRESS, &lo);
 		if (fd < 0) {
@@ -280,7 +280,56 @@ static int rt_resolve_vlan(struct xf_nl *nl, struct rt_dev *d,
 	return 0;
 }
 
-static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_attach_opts *o)
+/* A device that hands what it receives to a master first: a bridge port
+ * (port state, VLAN filtering, locked ports, br_netfilter, learning) or a
+ * bond's or team's slave (which slave is active, LACP). The fast path on
+ * it would run before all of that: refused, naming the master, which is
+ * what the kernel routes on. A VRF's slave is not such a port. */
+static int rt_check_port(struct xf_nl *nl, const struct rt_dev *d)
+{
+	static const char *const kinds[] = { "bridge", "bond", "team", "openvswitch" };
+	static const char *const what[] = { "a port of bridge", "a slave of bond",
+					    "a port of team", "a port of Open vSwitch" };
+	struct xf_link m;
+	size_t i;
+
+	if (!d->l.master || xf_link_get(nl, NULL, d->l.master, &m))
+		return 0;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (strcmp(m.kind, kinds[i]))
+			continue;
+		fprintf(stderr, "Error: %s is %s %s, whose own receive handling the fast "
+			"path on %s would skip; name %s instead.\n", d->name, what[i], m.name,
+			d->name, m.name);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* The carrier runs a route link already, or will once an earlier device
+ * of this command (prev[0..nprev)) is attached: d shares it. */
+static void rt_resolve_shared(struct rt_dev *d, const struct rt_dev *prev, int nprev)
+{
+	int fd, i;
+
+	fd = rt_carrier_link(d->carrier);
+	if (fd >= 0) {
+		d->shared = true;
+		d->shared_xdp = rt_on_xdp_link(fd);
+		close(fd);
+		return;
+	}
+	for (i = 0; i < nprev; i++) {
+		if (prev[i].carrier == d->carrier) {
+			d->shared = true;
+			d->shared_xdp = prev[i].hook == XF_HOOK_XDP;
+			return;
+		}
+	}
+}
+
+static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_attach_opts *o,
+		      const struct rt_dev *prev, int nprev)
 {
 	uint64_t features;
 	int fd, err;
@@ -296,6 +345,9 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 			"detach it first to change how.\n", d->name);
 		return -EEXIST;
 	}
+	err = rt_check_port(nl, d);
+	if (err)
+		return err;
 	d->hook = o->hook;
 	d->carrier = d->l.ifindex;
 	d->cl = d->l;
@@ -305,12 +357,7 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 			return err;
 	}
 	features = rt_xdp_features(d->carrier);
-	fd = rt_carrier_link(d->carrier);
-	if (fd >= 0) {
-		d->shared = true;
-		d->shared_xdp = rt_on_xdp_link(fd);
-		close(fd);
-	}
+	rt_resolve_shared(d, prev, nprev);
 	/* One hook per carrier: a member sharing it takes its hook. */
 	if (d->shared && d->hook == XF_HOOK_AUTO)
 		d->hook = d->shared_xdp ? XF_HOOK_XDP : XF_HOOK_TC;
@@ -359,6 +406,15 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 			return -EOPNOTSUPP;
 		}
 		d->xdp_flags = m == XF_MODE_NATIVE ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE;
+	}
+	/* A bond gives its XDP program to its slaves, where it runs with the
+	 * slave's ifindex (and sees frames the bond would drop): no member. */
+	if (d->hook == XF_HOOK_XDP && !strcmp(d->cl.kind, "bond")) {
+		fprintf(stderr, "Error: %s is a bond, whose XDP program runs on its slaves "
+			"with their own ifindex, outside the set; %s.\n", d->cl.name,
+			xf_tcx_available(d->carrier) ? "use hook tc, which runs on the bond itself" :
+			"hook tc, which runs on the bond itself, needs tcx (Linux 6.6 or later)");
+		return -EOPNOTSUPP;
 	}
 	return 0;
 }
@@ -485,7 +541,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	if (o->flowtable && (err = rt_check_flowtable()))
 		return err;
 	for (i = 0; i < n; i++) {
-		err = rt_resolve(nl, &d[i], o);
+		err = rt_resolve(nl, &d[i], o, d, i);
 		if (!err)
 			err = rt_check_foreign(nl, &d[i]);
 		if (err)

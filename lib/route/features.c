@@ -27,6 +27,10 @@ const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook)
 		*hook = XF_HOOK_TC;
 		return "auto: a VLAN device, whose parent runs the program on tc";
 	}
+	if (!strcmp(kind, "bond")) {
+		*hook = XF_HOOK_TC;
+		return "auto: a bond, whose XDP would run on its slaves";
+	}
 	if (xf_link_kind_is_pair(kind)) {
 		*hook = XF_HOOK_TC;
 		return !strcmp(kind, "veth") ?

@@ -157,6 +157,10 @@ int xf_route_list(struct xf_nl *nl, int ifindex,
  * the same reading of netfilter and counters (route show). */
 int xf_route_list_warn(struct xf_nl *nl, int ifindex,
 		       int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
+/* The counters of what ran the program on a device outside the set (a
+ * bond's slave, a VLAN device's parent that is no member, a detach under
+ * traffic): st[0..XF_RR_MAX), all zero when nothing is attached. 0/-errno. */
+int xf_route_outside(struct xf_route_stat *st);
 
 /* lookup flowtable's probe for `feature show`'s xdp_flowtable: whether
  * route's flowtable program (route_flow.bpf.c) loads, which needs the

@@ -260,6 +260,20 @@ void xf_route_nf_warn(struct xf_nl *nl)
 	xf_route_list_warn(nl, 0, rt_nf_none, NULL);
 }
 
+int xf_route_outside(struct xf_route_stat *st)
+{
+	struct xf_inst in;
+	int err;
+
+	memset(st, 0, sizeof(*st) * XF_RR_MAX);
+	err = xf_inst_open(&in, &rt_inst_desc);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	rt_read_stats(&in, XF_RT_SLOT_NONE, st, NULL);
+	xf_inst_close(&in);
+	return 0;
+}
+
 int xf_route_stats_reset(int ifindex)
 {
 	struct xf_route_ifcfg cfg;
