@@ -83,6 +83,16 @@ fast_both() {
 	refused_port "a port of bridge"
 }
 
+@test "devices: a member made a bridge port after the attach: route show warns, naming the bridge" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	run -0 xr route attach dev veth1 dev veth2 hook tc
+	assert_equal "$(xr -j route show dev veth1 | jq -r '.interfaces[0].warning')" null
+	master bridge
+	assert_equal "$(xr -j route show dev veth1 | jq -r '.interfaces[0].warning')" \
+		"veth1 is now a port of bridge m0, whose receive handling its fast path skips; detach it"
+	assert_equal "$(xr -j route show dev veth2 | jq -r '.interfaces[0].warning')" null
+}
+
 @test "devices hook tc: a bridge forwards both ways on the fast path, both families (hook auto picks tc)" {
 	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
 	master bridge
@@ -107,6 +117,20 @@ fast_both() {
 	assert_equal "$(ctr veth2 no_xmit)" 10
 	assert_equal "$(ctr veth2 fast)" 0
 	kfwd_is "$before" 10 m0 veth2
+}
+
+# A layer 3 device (tun here; ipip, sit, GRE and WireGuard alike) hands
+# the program a packet that starts at its IP header.
+@test "devices: a layer 3 device (tun) is refused, nothing changed" {
+	ip -n "$XF_NS_R1" tuntap add dev tn0 mode tun
+	ip -n "$XF_NS_R1" link set tn0 up
+	run -1 --separate-stderr xr route attach dev veth2 dev tn0 hook tc
+	assert_equal "$stderr" "Error: tn0 is a layer 3 device (tun, no Ethernet header), which the fast path does not parse; leave it to the kernel."
+	run -1 --separate-stderr xr route attach dev tn0 hook xdp
+	assert_equal "$stderr" "Error: tn0 is a layer 3 device (tun, no Ethernet header), which the fast path does not parse; leave it to the kernel."
+	run -0 xr -j route show
+	assert_output '{"interfaces":[]}'
+	run -0 no_hooks tn0
 }
 
 # bats test_tags=guest

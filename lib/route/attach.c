@@ -10,6 +10,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/if_ether.h>
 #include <linux/if_link.h>
 
 #include "chain/chain.h"
@@ -280,30 +281,17 @@ static int rt_resolve_vlan(struct xf_nl *nl, struct rt_dev *d,
 	return 0;
 }
 
-/* A device that hands what it receives to a master first: a bridge port
- * (port state, VLAN filtering, locked ports, br_netfilter, learning) or a
- * bond's or team's slave (which slave is active, LACP). The fast path on
- * it would run before all of that: refused, naming the master, which is
- * what the kernel routes on. A VRF's slave is not such a port. */
+/* A bridge's port or a bond's slave (rt_port_of): refused, naming the
+ * master, which is what the kernel routes on. */
 static int rt_check_port(struct xf_nl *nl, const struct rt_dev *d)
 {
-	static const char *const kinds[] = { "bridge", "bond", "team", "openvswitch" };
-	static const char *const what[] = { "a port of bridge", "a slave of bond",
-					    "a port of team", "a port of Open vSwitch" };
-	struct xf_link m;
-	size_t i;
+	char what[96];
 
-	if (!d->l.master || xf_link_get(nl, NULL, d->l.master, &m))
+	if (!rt_port_of(nl, &d->l, what, sizeof(what)))
 		return 0;
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (strcmp(m.kind, kinds[i]))
-			continue;
-		fprintf(stderr, "Error: %s is %s %s, whose own receive handling the fast "
-			"path on %s would skip; name %s instead.\n", d->name, what[i], m.name,
-			d->name, m.name);
-		return -EOPNOTSUPP;
-	}
-	return 0;
+	fprintf(stderr, "Error: %s is %s, whose own receive handling the fast path on %s "
+		"would skip; name %s instead.\n", d->name, what, d->name, strrchr(what, ' ') + 1);
+	return -EOPNOTSUPP;
 }
 
 /* The carrier runs a route link already, or will once an earlier device
@@ -348,6 +336,14 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	err = rt_check_port(nl, d);
 	if (err)
 		return err;
+	/* ipip, sit, GRE, WireGuard, tun: the packet starts at its IP
+	 * header, which the program would read as an Ethernet one. */
+	if (d->l.addr_len != ETH_ALEN) {
+		fprintf(stderr, "Error: %s is a layer 3 device (%s, no Ethernet header), "
+			"which the fast path does not parse; leave it to the kernel.\n",
+			d->name, d->l.kind[0] ? d->l.kind : "no link kind");
+		return -EOPNOTSUPP;
+	}
 	d->hook = o->hook;
 	d->carrier = d->l.ifindex;
 	d->cl = d->l;

@@ -4,6 +4,7 @@
  * for it (its own tcx or XDP link, or its parent's for a VLAN device: see
  * vlan.c), and what a link tells of where it runs. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "internal.h"
+#include "nl_link.h"
 #include "xbpf.h"
 
 int rt_link_pin_path(char *buf, size_t len, int ifindex)
@@ -123,4 +125,23 @@ uint32_t rt_xdp_target(int ifindex, uint32_t *flags)
 	else
 		*flags &= ~XF_RTIF_VLAN;
 	return p ?: ifindex;
+}
+
+bool rt_port_of(struct xf_nl *nl, const struct xf_link *l, char *buf, size_t len)
+{
+	static const char *const kinds[] = { "bridge", "bond", "team", "openvswitch" };
+	static const char *const what[] = { "a port of bridge", "a slave of bond",
+					    "a port of team", "a port of Open vSwitch" };
+	struct xf_link m;
+	size_t i;
+
+	if (!l->master || xf_link_get(nl, NULL, l->master, &m))
+		return false;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!strcmp(m.kind, kinds[i])) {
+			snprintf(buf, len, "%s %s", what[i], m.name);
+			return true;
+		}
+	}
+	return false;
 }

@@ -49,6 +49,7 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 	struct xf_route_ifcfg cfg;
 	uint32_t len = sizeof(li), key = ifindex;
 	struct xf_link l, pl;
+	char one[96];
 	enum xf_hook h;
 	int fd;
 
@@ -112,6 +113,10 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 	}
 	if (ri->hook == XF_HOOK_XDP)
 		rt_peer_offload_warning(nl, &pl, ri->warning, sizeof(ri->warning));
+	/* Made a port after the attach, which refuses one. */
+	if (!ri->warning[0] && rt_port_of(nl, &l, one, sizeof(one)))
+		snprintf(ri->warning, sizeof(ri->warning), "%s is now %s, whose receive "
+			 "handling its fast path skips; detach it", l.name, one);
 	if (ri->hook == XF_HOOK_TC && !ri->link_id)
 		ri->why = "the link is not in the kernel any more";
 }
