@@ -1,0 +1,222 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# xfwd route on a real NIC driver (issue 45): the guests of make
+# check-kernels have six virtio-net NICs, wired in pairs by qemu hubs
+# (test/vm/run). These tests move them into h1, r1 and h2 in place of the
+# veths; on a machine without them (this one) they are skipped, naming why.
+bats_require_minimum_version 1.8.2
+# bats file_tags=root
+
+load helpers/common
+load helpers/route
+
+setup_file() {
+	_need_root
+}
+
+setup() {
+	route_setup
+}
+
+teardown() {
+	route_teardown
+}
+
+# nic_find MAC: the name of the NIC with MAC in the root namespace, or "".
+nic_find() {
+	ip -o link show | awk -v m="link/ether $1 " 'index($0, m) { sub(/:$/, "", $2); print $2; exit }'
+}
+
+nic_here() {
+	[[ -n $(nic_find "$1") ]]
+}
+
+# need_nics: the guests' NICs, back in the root namespace (a test's
+# namespace gives them back when it goes, moments after its end).
+need_nics() {
+	if [[ -z ${XF_VM:-} ]]; then
+		skip "no virtio-net NICs here: they are in the guests of make check-kernels (test/vm/run)"
+	fi
+	local m
+	for m in 00:01 00:02 01:01 01:02 02:01 02:02; do
+		wait_until 10 nic_here "52:54:00:18:$m"
+	done
+}
+
+# nic_move HUB:END NS NAME: that NIC into NS as NAME, up.
+nic_move() {
+	local dev
+	dev=$(nic_find "52:54:00:18:$1")
+	ip link set "$dev" netns "$2"
+	ip -n "$2" link set "$dev" name "$3"
+	ip -n "$2" link set "$3" up
+}
+
+# nic_addrs NS DEV IP4 IP6 [GW4 GW6]
+nic_addrs() {
+	ip -n "$1" addr add "$3/24" dev "$2"
+	ip -n "$1" addr add "$4/64" dev "$2" nodad
+	if [[ -n ${5:-} ]]; then
+		ip -n "$1" route add default via "$5"
+		ip -n "$1" -6 route add default via "$6"
+	fi
+}
+
+# nic_side1: h1's link to r1 is hub 0: h1 nic0 -- r1 nic1.
+nic_side1() {
+	ip -n "$XF_NS_H1" link del veth0
+	nic_move 00:01 "$XF_NS_H1" nic0
+	nic_move 00:02 "$XF_NS_R1" nic1
+	nic_addrs "$XF_NS_H1" nic0 "$XF_H1_IP4" "$XF_H1_IP6" "$XF_R1_IP4A" "$XF_R1_IP6A"
+	nic_addrs "$XF_NS_R1" nic1 "$XF_R1_IP4A" "$XF_R1_IP6A"
+}
+
+# nic_side2: h2's link to r1 is hub 1: r1 nic2 -- h2 nic3.
+nic_side2() {
+	ip -n "$XF_NS_H2" link del veth0
+	nic_move 01:01 "$XF_NS_R1" nic2
+	nic_move 01:02 "$XF_NS_H2" nic3
+	nic_addrs "$XF_NS_R1" nic2 "$XF_R1_IP4B" "$XF_R1_IP6B"
+	nic_addrs "$XF_NS_H2" nic3 "$XF_H2_IP4" "$XF_H2_IP6" "$XF_R1_IP4B" "$XF_R1_IP6B"
+}
+
+# nic_bond2: h2's link to r1 is a balance-xor bond of hubs 1 and 2 on each
+# end: r1 bond0 (nic2, nic4) -- h2 bond0 (nic3, nic5).
+nic_bond2() {
+	local ns
+	ip -n "$XF_NS_H2" link del veth0
+	for ns in "$XF_NS_R1" "$XF_NS_H2"; do
+		ip -n "$ns" link add bond0 type bond mode balance-xor miimon 10
+	done
+	nic_move 01:01 "$XF_NS_R1" nic2
+	nic_move 02:01 "$XF_NS_R1" nic4
+	nic_move 01:02 "$XF_NS_H2" nic3
+	nic_move 02:02 "$XF_NS_H2" nic5
+	for ns in "$XF_NS_R1:nic2 nic4" "$XF_NS_H2:nic3 nic5"; do
+		for d in ${ns#*:}; do
+			ip -n "${ns%%:*}" link set "$d" down
+			ip -n "${ns%%:*}" link set "$d" master bond0
+		done
+		ip -n "${ns%%:*}" link set bond0 up
+	done
+	nic_addrs "$XF_NS_R1" bond0 "$XF_R1_IP4B" "$XF_R1_IP6B"
+	nic_addrs "$XF_NS_H2" bond0 "$XF_H2_IP4" "$XF_H2_IP6" "$XF_R1_IP4B" "$XF_R1_IP6B"
+}
+
+# nic_reach: h1 reaches h2, both families (the links' carriers and the
+# bonds' slaves come up moments after they are set up).
+nic_reach() {
+	ping4 1 "$XF_H2_IP4" -q >/dev/null && ping6 1 "$XF_H2_IP6" -q >/dev/null
+}
+
+# nic_fast A B: 10 pings of each family from h1 to h2, all answered, each
+# way on the fast path of A (h1's side) and B, the kernel's forwarding
+# counter flat but for the neighbours' upkeep.
+nic_fast() {
+	local before
+	before=$(kfwd_mark "$1" "$2")
+	run -0 ping4 10 "$XF_H2_IP4" -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	run -0 ping6 10 "$XF_H2_IP6" -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	assert_equal "$(ctr "$1" forwarded)" 20
+	assert_equal "$(ctr "$2" forwarded)" 20
+	kfwd_is "$before" 0 "$1" "$2"
+}
+
+# bats test_tags=guest
+@test "nic: feature shows virtio-net's XDP as the kernel reports it, and hook auto takes xdp, mode native, where it can" {
+	need_nics
+	nic_side1
+	nic_side2
+	run -0 xr -j feature show dev nic1
+	assert_equal "$(jq -c '.interfaces[0] | [.kind, .xdp_native, .xdp_generic]' <<<"$output")" '["",true,true]'
+	if kernel_lacks xdp_features; then
+		wait_until 10 nic_reach
+		run -0 xr route attach dev nic1 dev nic2
+		assert_equal "$(xr -j route show dev nic1 | jq -c '.interfaces[0] | [.hook, .mode]')" '["xdp","generic"]'
+		return
+	fi
+	assert_equal "$(jq -r '.interfaces[0].xdp_features | split(",") | index("basic") != null' <<<"$output")" true
+	wait_until 10 nic_reach
+	run -0 xr route attach dev nic1 dev nic2
+	assert_equal "$(xr -j route show dev nic1 | jq -c '.interfaces[0] | [.hook, .mode, .why]')" \
+		'["xdp","native","auto: the driver runs XDP natively"]'
+	nic_fast nic1 nic2
+}
+
+# bats test_tags=guest
+@test "nic hook xdp mode native: both families both ways between virtio-net NICs on the fast path" {
+	need_nics
+	if kernel_lacks xdp_features; then skip "mode native needs XDP features (6.3)"; fi
+	nic_side1
+	nic_side2
+	wait_until 10 nic_reach
+	run -0 xr route attach dev nic1 dev nic2 hook xdp mode native
+	nic_fast nic1 nic2
+}
+
+# bats test_tags=guest
+@test "nic hook tc: both families both ways between virtio-net NICs on the fast path" {
+	need_nics
+	nic_side1
+	nic_side2
+	wait_until 10 nic_reach
+	if kernel_lacks tcx; then
+		run -1 --separate-stderr xr route attach dev nic1 dev nic2 hook tc
+		assert_equal "$stderr" "Error: hook tc needs tcx (Linux 6.6 or later), which this kernel lacks; use hook xdp."
+		return
+	fi
+	run -0 xr route attach dev nic1 dev nic2 hook tc
+	nic_fast nic1 nic2
+}
+
+# bats test_tags=guest
+@test "nic: a virtio-net NIC on hook xdp and one on hook tc: both ways exact, a frame the tc NIC cannot take from XDP passed with its reason" {
+	need_nics
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	nic_side1
+	nic_side2
+	wait_until 10 nic_reach
+	run -0 xr route attach dev nic1 hook xdp
+	run -0 xr route attach dev nic2 hook tc
+	run -0 ping4 10 "$XF_H2_IP4" -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	run -0 ping6 10 "$XF_H2_IP6" -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	# Replies: tc redirects into nic1, which runs XDP.
+	assert_equal "$(ctr nic2 forwarded)" 20
+	# Requests: forwarded where nic2 takes XDP frames, else passed.
+	assert_equal $(($(ctr nic1 forwarded) + $(ctr nic1 no_xmit))) 20
+}
+
+# bats test_tags=guest
+@test "nic: a balance-xor bond of two virtio-net NICs forwards both ways on hook tc; a slave taken down under traffic loses nothing the kernel does not" {
+	need_nics
+	if kernel_lacks tcx; then skip "a bond is a member on hook tc only, which needs tcx"; fi
+	nic_side1
+	nic_bond2
+	wait_until 10 nic_reach
+	# The kernel alone, then the fast path: 200 echo requests at 100 a
+	# second, the bonds' hub-2 slaves taken down at both ends a second in.
+	local got=() base
+	for pass in kernel fast; do
+		if [[ $pass == fast ]]; then
+			ip -n "$XF_NS_R1" link set nic4 up
+			ip -n "$XF_NS_H2" link set nic5 up
+			wait_until 10 nic_reach
+			run -0 xr route attach dev nic1 dev bond0 hook tc
+			nic_fast nic1 bond0
+		fi
+		base=$(kstat "$XF_NS_H2" IcmpInEchos)
+		in_h1 ping -c 200 -i 0.01 -W 1 -q "$XF_H2_IP4" >"$BATS_TEST_TMPDIR/$pass" 2>&1 &
+		BG_PID=$!
+		wait_until "$(vm_slow 5)" kstat_ge "$XF_NS_H2" IcmpInEchos $((base + 50))
+		ip -n "$XF_NS_R1" link set nic4 down
+		ip -n "$XF_NS_H2" link set nic5 down
+		wait "$BG_PID" || true
+		BG_PID=
+		got+=("$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$BATS_TEST_TMPDIR/$pass")")
+	done
+	((got[0] > 0 && got[1] >= got[0])) || fail "the fast path had ${got[1]} of 200 answered, the kernel ${got[0]}"
+}
