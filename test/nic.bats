@@ -18,7 +18,13 @@ setup() {
 	route_setup
 }
 
+# The redirect test's rules go first, so that route_teardown finds no pin
+# of theirs left.
 teardown() {
+	local dev
+	for dev in nic1 veth2; do
+		xr redirect del dev "$dev" all >/dev/null 2>&1 || true
+	done
 	route_teardown
 }
 
@@ -130,13 +136,15 @@ nic_fast() {
 	nic_side1
 	nic_side2
 	run -0 xr -j feature show dev nic1
-	assert_equal "$(jq -c '.interfaces[0] | [.kind, .xdp_native, .xdp_generic]' <<<"$output")" '["device",true,true]'
 	if kernel_lacks xdp_features; then
+		# Nothing tells what the driver runs natively before 6.3.
+		assert_equal "$(jq -c '.interfaces[0] | [.kind, .xdp_native, .xdp_generic]' <<<"$output")" '["device",false,true]'
 		wait_until 10 nic_reach
 		run -0 xr route attach dev nic1 dev nic2
 		assert_equal "$(xr -j route show dev nic1 | jq -c '.interfaces[0] | [.hook, .mode]')" '["xdp","generic"]'
 		return
 	fi
+	assert_equal "$(jq -c '.interfaces[0] | [.kind, .xdp_native, .xdp_generic]' <<<"$output")" '["device",true,true]'
 	assert_equal "$(jq -r '.interfaces[0].xdp_features | split(",") | index("basic") != null' <<<"$output")" true
 	wait_until 10 nic_reach
 	run -0 xr route attach dev nic1 dev nic2
@@ -192,7 +200,11 @@ nic_fast() {
 }
 
 # bats test_tags=guest
-@test "nic: a balance-xor bond of two virtio-net NICs forwards both ways on hook tc; a slave taken down under traffic loses nothing the kernel does not" {
+# The slaves taken down drop what is queued on them at that moment, with
+# the kernel alone as with the fast path: a few packets whose number
+# depends on timing (194 and 193 of 200 in one run). The fast path may
+# answer up to 10 fewer (0.1 s of this traffic), and forwards the rest.
+@test "nic: a balance-xor bond of two virtio-net NICs forwards both ways on hook tc; a slave taken down under traffic loses no more than the kernel does" {
 	need_nics
 	if kernel_lacks tcx; then skip "a bond is a member on hook tc only, which needs tcx"; fi
 	nic_side1
@@ -220,5 +232,26 @@ nic_fast() {
 		got+=("$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$BATS_TEST_TMPDIR/$pass")")
 	done
 	echo "# answered of 200: kernel ${got[0]}, fast path ${got[1]}" >&3
-	((got[0] > 0 && got[1] >= got[0])) || fail "the fast path had ${got[1]} of 200 answered, the kernel ${got[0]}"
+	((got[0] >= 150 && got[1] >= got[0] - 10)) ||
+		fail "the fast path had ${got[1]} of 200 answered, the kernel ${got[0]}"
+	# After the event too, on the fast path: its 20 before, and most of
+	# the 200 requests (the replies come back on bond0).
+	(($(ctr nic1 fast) >= 20 + 150)) || fail "nic1 forwarded $(ctr nic1 fast)"
+	(($(ctr bond0 fast) >= 20 + 150)) || fail "bond0 forwarded $(ctr bond0 fast)"
+}
+
+# bats test_tags=guest
+@test "nic: redirect cables a virtio-net NIC and a veth both ways; r1's stack sees nothing" {
+	local in4
+	need_nics
+	nic_side1
+	ip -n "$XF_NS_H2" addr add 198.18.1.9/24 dev veth0
+	run -0 xr redirect add dev nic1 to veth2
+	run -0 xr redirect add dev veth2 to nic1
+	in4=$(kstat "$XF_NS_R1" IpInReceives)
+	run -0 ping4 10 198.18.1.9 -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	assert_equal "$(kstat "$XF_NS_R1" IpInReceives)" "$in4"
+	run -0 xr redirect del dev nic1 all
+	run -0 xr redirect del dev veth2 all
 }
