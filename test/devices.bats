@@ -132,10 +132,12 @@ fast_both() {
 @test "devices: a layer 3 device (tun) is refused, nothing changed" {
 	ip -n "$XF_NS_R1" tuntap add dev tn0 mode tun
 	ip -n "$XF_NS_R1" link set tn0 up
-	run -1 --separate-stderr xr route attach dev veth2 dev tn0 hook tc
+	run -1 --separate-stderr xr route attach dev veth2 dev tn0 hook xdp
 	assert_equal "$stderr" "Error: tn0 is a layer 3 device (tun, no Ethernet header), which the fast path does not parse; leave it to the kernel."
-	run -1 --separate-stderr xr route attach dev tn0 hook xdp
-	assert_equal "$stderr" "Error: tn0 is a layer 3 device (tun, no Ethernet header), which the fast path does not parse; leave it to the kernel."
+	if ! kernel_lacks tcx; then
+		run -1 --separate-stderr xr route attach dev tn0 hook tc
+		assert_equal "$stderr" "Error: tn0 is a layer 3 device (tun, no Ethernet header), which the fast path does not parse; leave it to the kernel."
+	fi
 	run -0 xr -j route show
 	assert_output '{"interfaces":[]}'
 	run -0 no_hooks tn0

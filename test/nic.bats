@@ -246,6 +246,9 @@ nic_fast() {
 	need_nics
 	nic_side1
 	ip -n "$XF_NS_H2" addr add 198.18.1.9/24 dev veth0
+	# A cable carries frames for h2's MAC, which a NIC's unicast filter
+	# (qemu's virtio-net as a real one) drops unless it is promiscuous.
+	ip -n "$XF_NS_R1" link set nic1 promisc on
 	run -0 xr redirect add dev nic1 to veth2
 	run -0 xr redirect add dev veth2 to nic1
 	in4=$(kstat "$XF_NS_R1" IpInReceives)
