@@ -52,64 +52,6 @@ teardown() {
 	left_behind "$PIN_DIR" "/run/xfwd/${PIN_DIR##*/}"
 }
 
-# send_corpus NAME: the corpus from h1 with whatever r1 runs now; h2's
-# capture into $BATS_FILE_TMPDIR/NAME.{fwd,own}, the fast path's counter
-# deltas into FWD and PASSED, and of the pass reasons the Ethernet header
-# decides into L2 ("vlan N not_ip N other_host N").
-send_corpus() {
-	local dir=$BATS_FILE_TMPDIR name=$1 before after rc l2a l2b k
-	rm -f "$dir/$name.ready"
-	ip netns exec "$XF_NS_H2" /usr/bin/python3 "$XF_CORPUS_PY" capture veth0 \
-		"$dir/$name.cap" "$dir/$name.ready" 20 3>&- &
-	CAP_PID=$!
-	wait_until 5 test -e "$dir/$name.ready"
-	before=$(fwd_pass)
-	read -ra l2b <<<"$(l2_reasons)"
-	run -0 ip netns exec "$XF_NS_H1" /usr/bin/python3 "$XF_CORPUS_PY" \
-		send veth0 "$CORPUS"
-	SENT=$output
-	# h1 could not send the frames the veth refuses, and only those.
-	assert_output "sent $(($(wc -l <"$CORPUS") - $(count wire))) failed $(count wire)"
-	rc=0
-	wait "$CAP_PID" || rc=$?
-	CAP_PID=
-	assert_equal "capture exit $rc" "capture exit 0"
-	after=$(fwd_pass)
-	FWD=$((${after% *} - ${before% *}))
-	PASSED=$((${after#* } - ${before#* }))
-	read -ra l2a <<<"$(l2_reasons)"
-	L2=
-	for k in 1 3 5; do
-		L2+="${L2:+ }${l2a[k - 1]} $((l2a[k] - l2b[k]))"
-	done
-	run -0 corpus split "$dir/$name.cap" "$dir/$name.fwd" "$dir/$name.own" \
-		"$XF_R1_IP4A" "$XF_R1_IP4B" "$XF_R1_IP6A" "$XF_R1_IP6B"
-	echo "# $name: $SENT; at h2 $output; fast path forwarded $FWD passed $PASSED ($L2)" >&3
-}
-
-count() { grep -c "^$1 " "$CORPUS" || true; }
-
-# The kernel's run is the reference; the first test that needs it makes it.
-kernel_reference() {
-	[[ -s $BATS_FILE_TMPDIR/kernel.fwd ]] && return
-	send_corpus kernel
-	assert_equal "$FWD $PASSED" "0 0"
-}
-
-# same_as_kernel NAME: NAME's frames at h2 are the kernel's, byte for byte.
-same_as_kernel() {
-	same_as_kernel_as kernel "$1"
-}
-
-# same_as_kernel_as REF NAME: the same against the kernel's run REF.
-same_as_kernel_as() {
-	local d=$BATS_FILE_TMPDIR
-	run diff "$d/$1.fwd" "$d/$2.fwd"
-	assert_success
-	run diff "$d/$1.own" "$d/$2.own"
-	assert_success
-}
-
 @test "the corpus: deterministic, over 200 frames, every category there" {
 	local again=$BATS_TEST_TMPDIR/again.txt kind
 	gen_corpus "$again"
@@ -124,18 +66,6 @@ same_as_kernel_as() {
 	done
 	echo "# corpus: $(wc -l <"$CORPUS") frames: $(count fast) fast," \
 		"$(count kernel) kernel, $(count early) early, $(count wire) wire" >&3
-}
-
-# fast_went_fast: the fast path forwarded (FWD) the frames labelled "fast"
-# and the end marker. The plain build passes what it cannot know exactly
-# (route MTUs past 1280 bytes, the source check's settings): fewer frames
-# on the fast path there, and the same ones at h2 (same_as_kernel).
-fast_went_fast() {
-	if kernel_lacks kern_ctx; then
-		((FWD > 0 && FWD <= $(count fast) + 1)) || fail "forwarded $FWD of $(count fast) + 1"
-	else
-		assert_equal "$FWD" $(($(count fast) + 1))
-	fi
 }
 
 @test "kernel forwarding only: every well-formed control arrives as forwarding makes it" {
@@ -153,31 +83,12 @@ fast_went_fast() {
 }
 
 @test "hook xdp: the same frames at h2 as kernel forwarding, byte for byte" {
-	kernel_reference
-	run -0 xr route attach dev veth1 dev veth2 hook xdp
-	send_corpus xdp
-	same_as_kernel xdp
-	# The controls and the end marker went the fast path, nothing else;
-	# every other frame was passed to the kernel (h1's own IPv6 chatter,
-	# MLD and router solicitations, may add to that).
-	fast_went_fast
-	(($(count kernel) + $(count early) <= PASSED)) ||
-		fail "passed $PASSED < $(count kernel) + $(count early)"
-	# Every VLAN and QinQ frame, every other type and every frame for
-	# another host, each under its own reason, exactly.
-	assert_equal "$L2" "$(corpus reasons "$CORPUS" $R1A_MAC xdp)"
+	hostile_hook xdp
 }
 
 @test "hook tc: the same frames at h2 as kernel forwarding, byte for byte" {
 	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
-	kernel_reference
-	run -0 xr route attach dev veth1 dev veth2 hook tc
-	send_corpus tc
-	same_as_kernel tc
-	fast_went_fast
-	# The early frames never reach tc: the kernel drops them before.
-	(($(count kernel) <= PASSED)) || fail "passed $PASSED < $(count kernel)"
-	assert_equal "$L2" "$(corpus reasons "$CORPUS" $R1A_MAC tc)"
+	hostile_hook tc
 }
 
 # With a VLAN device for id 100 on r1's veth1 (in the guests: this machine

@@ -9,6 +9,7 @@ bats_require_minimum_version 1.8.2
 
 load helpers/common
 load helpers/route
+load helpers/nic
 
 setup_file() {
 	_need_root
@@ -26,46 +27,6 @@ teardown() {
 		xr redirect del dev "$dev" all >/dev/null 2>&1 || true
 	done
 	route_teardown
-}
-
-# nic_find MAC: the name of the NIC with MAC in the root namespace, or "".
-nic_find() {
-	ip -o link show | awk -v m="link/ether $1 " 'index($0, m) { sub(/:$/, "", $2); print $2; exit }'
-}
-
-nic_here() {
-	[[ -n $(nic_find "$1") ]]
-}
-
-# need_nics: the guests' NICs, back in the root namespace (a test's
-# namespace gives them back when it goes, moments after its end).
-need_nics() {
-	if [[ -z ${XF_VM:-} ]]; then
-		skip "no virtio-net NICs here: they are in the guests of make check-kernels (test/vm/run)"
-	fi
-	local m
-	for m in 00:01 00:02 01:01 01:02 02:01 02:02; do
-		wait_until 10 nic_here "52:54:00:18:$m"
-	done
-}
-
-# nic_move HUB:END NS NAME: that NIC into NS as NAME, up.
-nic_move() {
-	local dev
-	dev=$(nic_find "52:54:00:18:$1")
-	ip link set "$dev" netns "$2"
-	ip -n "$2" link set "$dev" name "$3"
-	ip -n "$2" link set "$3" up
-}
-
-# nic_addrs NS DEV IP4 IP6 [GW4 GW6]
-nic_addrs() {
-	ip -n "$1" addr add "$3/24" dev "$2"
-	ip -n "$1" addr add "$4/64" dev "$2" nodad
-	if [[ -n ${5:-} ]]; then
-		ip -n "$1" route add default via "$5"
-		ip -n "$1" -6 route add default via "$6"
-	fi
 }
 
 # nic_side1: h1's link to r1 is hub 0: h1 nic0 -- r1 nic1.

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# The guests' virtio-net NICs (test/vm/run: six, paired by qemu hubs,
+# MAC 52:54:00:18:HUB:END), moved into a test's namespaces. Needs
+# scripts/topo.bash and test/helpers/route.bash loaded.
+
+# nic_find MAC: the name of the NIC with MAC in the root namespace, or "".
+nic_find() {
+	ip -o link show | awk -v m="link/ether $1 " 'index($0, m) { sub(/:$/, "", $2); print $2; exit }'
+}
+
+nic_here() {
+	[[ -n $(nic_find "$1") ]]
+}
+
+# nic_skip: the test ends as skipped where there are no NICs (not in a
+# guest of make check-kernels).
+nic_skip() {
+	if [[ -z ${XF_VM:-} ]]; then
+		skip "no virtio-net NICs here: they are in the guests of make check-kernels (test/vm/run)"
+	fi
+}
+
+# nic_wait: the six NICs back in the root namespace (a test's namespace
+# gives them back when it goes, moments after its end).
+nic_wait() {
+	local m
+	for m in 00:01 00:02 01:01 01:02 02:01 02:02; do
+		wait_until 10 nic_here "52:54:00:18:$m"
+	done
+}
+
+need_nics() {
+	nic_skip
+	nic_wait
+}
+
+# nic_move HUB:END NS NAME: that NIC into NS as NAME, up.
+nic_move() {
+	local dev
+	dev=$(nic_find "52:54:00:18:$1")
+	ip link set "$dev" netns "$2"
+	ip -n "$2" link set "$dev" name "$3"
+	ip -n "$2" link set "$3" up
+}
+
+# nic_addrs NS DEV IP4 IP6 [GW4 GW6]
+nic_addrs() {
+	ip -n "$1" addr add "$3/24" dev "$2"
+	ip -n "$1" addr add "$4/64" dev "$2" nodad
+	if [[ -n ${5:-} ]]; then
+		ip -n "$1" route add default via "$5"
+		ip -n "$1" -6 route add default via "$6"
+	fi
+}
+
+# nic_as_veths: topo_create's two veth pairs replaced by hub 0's and hub 1's
+# NICs under the same names and with the same addresses: h1 veth0 -- r1
+# veth1, r1 veth2 -- h2 veth0, so that helpers written for the veths run
+# on a real driver.
+nic_as_veths() {
+	ip -n "$XF_NS_H1" link del veth0
+	ip -n "$XF_NS_H2" link del veth0
+	nic_move 00:01 "$XF_NS_H1" veth0
+	nic_move 00:02 "$XF_NS_R1" veth1
+	nic_move 01:01 "$XF_NS_R1" veth2
+	nic_move 01:02 "$XF_NS_H2" veth0
+	nic_addrs "$XF_NS_H1" veth0 "$XF_H1_IP4" "$XF_H1_IP6" "$XF_R1_IP4A" "$XF_R1_IP6A"
+	nic_addrs "$XF_NS_R1" veth1 "$XF_R1_IP4A" "$XF_R1_IP6A"
+	nic_addrs "$XF_NS_R1" veth2 "$XF_R1_IP4B" "$XF_R1_IP6B"
+	nic_addrs "$XF_NS_H2" veth0 "$XF_H2_IP4" "$XF_H2_IP6" "$XF_R1_IP4B" "$XF_R1_IP6B"
+}
