@@ -298,8 +298,10 @@ outside() {
 	run -0 xr -j route show
 	out=$output
 	assert_equal "$(jq -c '.interfaces[-1] | [.dev, .ifindex, .hook, .forwarded]' <<<"$out")" '["*",0,"-",0]'
-	assert_equal "$(jq -c '[.interfaces[-1].pass_reasons[].reason] | unique' <<<"$out")" '["not_in_set"]'
-	(($(jq '.interfaces[-1].passed' <<<"$out") >= 3))
+	# The untagged frames; a tag the parent has no device of in the set
+	# passes under its own reason there too (the plain build's XDP saw
+	# vlan_unknown from h1's chatter).
+	(($(jq '[.interfaces[-1].pass_reasons[] | select(.reason == "not_in_set") | .packets] | add' <<<"$out") >= 3))
 	run -0 xr route show
 	assert_line --regexp '^\*  +0  -  '
 	run -0 xr -j route show dev veth1.100
