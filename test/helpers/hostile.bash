@@ -19,7 +19,10 @@ corpus() { /usr/bin/python3 "$XF_CORPUS_PY" "$@"; }
 hostile_topo() {
 	local ns dev ip lladdr
 	topo_create
-	[[ ${1:-} != nic ]] || nic_as_veths
+	if [[ ${1:-} == nic ]]; then
+		nic_as_veths
+		export HOSTILE_NIC=1
+	fi
 	ip -n "$XF_NS_H1" link set veth0 address $H1_MAC mtu 3000
 	ip -n "$XF_NS_R1" link set veth1 address $R1A_MAC mtu 2000
 	ip -n "$XF_NS_R1" link set veth2 address $R1B_MAC
@@ -97,8 +100,13 @@ send_corpus() {
 	run -0 ip netns exec "$XF_NS_H1" /usr/bin/python3 "$XF_CORPUS_PY" \
 		send veth0 "$CORPUS"
 	SENT=$output
-	# h1 could not send the frames the veth refuses, and only those.
-	assert_output "sent $(($(wc -l <"$CORPUS") - $(count wire))) failed $(count wire)"
+	# h1 could not send the frames the veth refuses (over r1's MTU), and
+	# only those; a NIC puts them on the wire (HOSTILE_NIC: hostile_topo
+	# nic), and r1's receive decides.
+	local wire
+	wire=$(count wire)
+	[[ -z ${HOSTILE_NIC:-} ]] || wire=0
+	assert_output "sent $(($(wc -l <"$CORPUS") - wire)) failed $wire"
 	rc=0
 	wait "$CAP_PID" || rc=$?
 	CAP_PID=

@@ -3,9 +3,12 @@
 # MAC 52:54:00:18:HUB:END), moved into a test's namespaces. Needs
 # scripts/topo.bash and test/helpers/route.bash loaded.
 
-# nic_find MAC: the name of the NIC with MAC in the root namespace, or "".
+# nic_find MAC: the name of the NIC whose own MAC is MAC in the root
+# namespace, or "": a test may have given it another (hostile_topo does),
+# which it keeps when it comes back; ip shows the own one as permaddr then.
 nic_find() {
-	ip -o link show | awk -v m="link/ether $1 " 'index($0, m) { sub(/:$/, "", $2); print $2; exit }'
+	ip -o link show | awk -v m="link/ether $1 " -v p="permaddr $1" '
+		index($0, m) || index($0 " ", p " ") { sub(/:$/, "", $2); print $2; exit }'
 }
 
 nic_here() {
