@@ -175,6 +175,10 @@ hostile_hook() {
 	# MLD and router solicitations, may add to that). On hook tc the
 	# early frames never arrive: the kernel drops them before.
 	fast_went_fast
+	# A NIC's own filters (qemu's virtio-net, as a real NIC, drops tags it
+	# was not told of and unicast for other hosts) take frames before any
+	# program sees them: fewer are passed, and the same reach h2.
+	[[ -z ${HOSTILE_NIC:-} ]] || return 0
 	if [[ $hook == xdp ]]; then
 		(($(count kernel) + $(count early) <= PASSED)) ||
 			fail "passed $PASSED < $(count kernel) + $(count early)"
