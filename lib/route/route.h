@@ -159,7 +159,8 @@ int xf_route_list_warn(struct xf_nl *nl, int ifindex,
 		       int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
 /* The counters of what ran the program on a device outside the set (a
  * bond's slave, a VLAN device's parent that is no member, a detach under
- * traffic): st[0..XF_RR_MAX), all zero when nothing is attached. 0/-errno. */
+ * traffic): st[0..XF_RR_MAX), all zero when nothing is attached or the
+ * instance cannot be opened (the members' list says why). 0. */
 int xf_route_outside(struct xf_route_stat *st);
 
 /* lookup flowtable's probe for `feature show`'s xdp_flowtable: whether
