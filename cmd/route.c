@@ -290,41 +290,42 @@ static int route_show_one(const struct xf_route_iface *ri, void *arg)
 	return 0;
 }
 
-/* The row "*": what ran the program on a device outside the set, when
- * anything did; its counters are passed (not_in_set), never forwarded. */
-static int route_show_outside(struct xfwd *x)
+/* The row "*" of st, what ran the program on a device outside the set,
+ * when anything did: all of it passed, never forwarded. */
+static int route_show_outside(struct xfwd *x, const struct xf_route_stat *st)
 {
 	struct xf_route_iface *ri;
 	uint64_t n = 0;
 	int r, err;
 
+	for (r = 0; r < XF_RR_MAX; r++)
+		n += st[r].packets;
+	if (!n)
+		return 0;
 	ri = calloc(1, sizeof(*ri));
 	if (!ri)
 		return -ENOMEM;
-	err = xf_route_outside(ri->stat);
-	for (r = 0; r < XF_RR_MAX && !err; r++)
-		n += ri->stat[r].packets;
-	if (!err && n) {
-		snprintf(ri->name, sizeof(ri->name), "*");
-		ri->mode = "-";
-		ri->hook = XF_HOOK_AUTO;
-		ri->why = "outside the set: a device the program runs on that is no member";
-		err = route_show_one(ri, x);
-	}
+	memcpy(ri->stat, st, sizeof(ri->stat));
+	snprintf(ri->name, sizeof(ri->name), "*");
+	ri->mode = "-";
+	ri->why = "outside the set: a device the program runs on that is no member";
+	err = route_show_one(ri, x);
 	free(ri);
 	return err;
 }
 
 static int route_walk(struct xfwd *x, struct xf_nl *nl, const char *dev)
 {
+	struct xf_route_stat outside[XF_RR_MAX];
 	struct xf_link l = { .ifindex = 0 };
 	int err;
 
 	if (dev && xf_link_find(nl, dev, &l))
 		return -ENODEV;
-	/* One reading of the members for the rows and the Warning. */
-	err = xf_route_list_warn(nl, l.ifindex, route_show_one, x);
-	return err || dev ? err : route_show_outside(x);
+	/* One reading of the members for the rows, the Warning and the row
+	 * "*" (route show dev leaves it out). */
+	err = xf_route_list_warn(nl, l.ifindex, route_show_one, x, dev ? NULL : outside);
+	return err || dev ? err : route_show_outside(x, outside);
 }
 
 static int route_show(struct xfwd *x, struct xf_args *a)

@@ -285,12 +285,13 @@ static int rt_resolve_vlan(struct xf_nl *nl, struct rt_dev *d,
  * master, which is what the kernel routes on. */
 static int rt_check_port(struct xf_nl *nl, const struct rt_dev *d)
 {
-	char what[96];
+	struct xf_link m;
+	const char *what = rt_port_of(nl, &d->l, &m);
 
-	if (!rt_port_of(nl, &d->l, what, sizeof(what)))
+	if (!what)
 		return 0;
-	fprintf(stderr, "Error: %s is %s, whose own receive handling the fast path on %s "
-		"would skip; name %s instead.\n", d->name, what, d->name, strrchr(what, ' ') + 1);
+	fprintf(stderr, "Error: %s is %s %s, whose own receive handling the fast path on %s "
+		"would skip; name %s instead.\n", d->name, what, m.name, d->name, m.name);
 	return -EOPNOTSUPP;
 }
 

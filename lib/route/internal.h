@@ -120,9 +120,10 @@ int rt_check_peer_offload(struct xf_nl *nl, const char *dev, const struct xf_lin
 /* l hands what it receives to a master first: a bridge's port (port
  * state, VLAN filtering, locked ports, br_netfilter, learning), a bond's
  * or team's slave (the active slave, LACP), an Open vSwitch port. The fast
- * path on l would run before all of that. buf: "a port of bridge br0"
- * (the master's name last). A VRF's slave is none. */
-bool rt_port_of(struct xf_nl *nl, const struct xf_link *l, char *buf, size_t len);
+ * path on l would run before all of that. Returns what l is to its master
+ * ("a port of bridge"), the master in m; NULL for any other device (a
+ * VRF's slave too). */
+const char *rt_port_of(struct xf_nl *nl, const struct xf_link *l, struct xf_link *m);
 const char *rt_peer_offload_warning(struct xf_nl *nl, const struct xf_link *l, char *buf,
 				    size_t len);
 

@@ -4,7 +4,6 @@
  * for it (its own tcx or XDP link, or its parent's for a VLAN device: see
  * vlan.c), and what a link tells of where it runs. */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -127,21 +126,17 @@ uint32_t rt_xdp_target(int ifindex, uint32_t *flags)
 	return p ?: ifindex;
 }
 
-bool rt_port_of(struct xf_nl *nl, const struct xf_link *l, char *buf, size_t len)
+const char *rt_port_of(struct xf_nl *nl, const struct xf_link *l, struct xf_link *m)
 {
 	static const char *const kinds[] = { "bridge", "bond", "team", "openvswitch" };
 	static const char *const what[] = { "a port of bridge", "a slave of bond",
 					    "a port of team", "a port of Open vSwitch" };
-	struct xf_link m;
 	size_t i;
 
-	if (!l->master || xf_link_get(nl, NULL, l->master, &m))
-		return false;
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (!strcmp(m.kind, kinds[i])) {
-			snprintf(buf, len, "%s %s", what[i], m.name);
-			return true;
-		}
-	}
-	return false;
+	if (!l->master || xf_link_get(nl, NULL, l->master, m))
+		return NULL;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(m->kind, kinds[i]))
+			return what[i];
+	return NULL;
 }

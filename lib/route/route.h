@@ -154,14 +154,14 @@ int xf_route_sweep(struct xf_nl *nl, const struct xf_gc_report *r);
 int xf_route_list(struct xf_nl *nl, int ifindex,
 		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
 /* The same, then xf_route_nf_warn()'s Warning for the members listed, from
- * the same reading of netfilter and counters (route show). */
+ * the same reading of netfilter and counters (route show). outside, when
+ * not NULL, gets the counters of what ran the program on a device outside
+ * the set (a VLAN device's parent that is no member, a detach under
+ * traffic): outside[0..XF_RR_MAX), all zero when nothing is attached or
+ * the counters cannot be read (the members say why). */
 int xf_route_list_warn(struct xf_nl *nl, int ifindex,
-		       int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg);
-/* The counters of what ran the program on a device outside the set (a
- * bond's slave, a VLAN device's parent that is no member, a detach under
- * traffic): st[0..XF_RR_MAX), all zero when nothing is attached or the
- * instance cannot be opened (the members' list says why). 0. */
-int xf_route_outside(struct xf_route_stat *st);
+		       int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg,
+		       struct xf_route_stat *outside);
 
 /* lookup flowtable's probe for `feature show`'s xdp_flowtable: whether
  * route's flowtable program (route_flow.bpf.c) loads, which needs the

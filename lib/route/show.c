@@ -48,8 +48,8 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 	struct bpf_link_info li;
 	struct xf_route_ifcfg cfg;
 	uint32_t len = sizeof(li), key = ifindex;
-	struct xf_link l, pl;
-	char one[96];
+	struct xf_link l, pl, m;
+	const char *port;
 	enum xf_hook h;
 	int fd;
 
@@ -114,9 +114,9 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 	if (ri->hook == XF_HOOK_XDP)
 		rt_peer_offload_warning(nl, &pl, ri->warning, sizeof(ri->warning));
 	/* Made a port after the attach, which refuses one. */
-	if (!ri->warning[0] && rt_port_of(nl, &l, one, sizeof(one)))
-		snprintf(ri->warning, sizeof(ri->warning), "%s is now %s, whose receive "
-			 "handling its fast path skips; detach it", l.name, one);
+	if (!ri->warning[0] && (port = rt_port_of(nl, &l, &m)))
+		snprintf(ri->warning, sizeof(ri->warning), "%s is now %s %s, whose receive "
+			 "handling its fast path skips; detach it", l.name, port, m.name);
 	if (ri->hook == XF_HOOK_TC && !ri->link_id)
 		ri->why = "the link is not in the kernel any more";
 }
@@ -170,10 +170,11 @@ static void rt_member_skips(struct xf_nl *nl, struct xf_route_iface *ri,
 }
 
 /* xf_route_list, and what members bypass unaccepted into w when w is not
- * NULL. */
+ * NULL, and the counters outside the set into outside[0..XF_RR_MAX) when
+ * that is not NULL. */
 static int rt_list(struct xf_nl *nl, int ifindex,
 		   int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg,
-		   struct rt_skip_warn *w)
+		   struct rt_skip_warn *w, struct xf_route_stat *outside)
 {
 	int ifx[RT_MAX_PINNED], n, i, neg = 0, err = 0;
 	struct xf_route_skip eg[XF_ROUTE_SKIP_MAX];
@@ -182,7 +183,7 @@ static int rt_list(struct xf_nl *nl, int ifindex,
 	struct xf_xfrm_set x = { 0 };
 	struct xf_inst in;
 	uint64_t *percpu;
-	bool kctx = false, xdp = false;
+	bool kctx = false, xdp = false, opened;
 
 	ri = malloc(sizeof(*ri));
 	percpu = calloc((size_t)XF_RR_MAX * xf_ncpus() * 2, sizeof(*percpu));
@@ -193,7 +194,8 @@ static int rt_list(struct xf_nl *nl, int ifindex,
 	}
 	n = rt_pinned_ifindexes(ifx, RT_MAX_PINNED);
 	qsort(ifx, n, sizeof(ifx[0]), cmp_int);
-	if (xf_inst_open(&in, &rt_inst_desc) && n) {
+	opened = !xf_inst_open(&in, &rt_inst_desc);
+	if (!opened && n) {
 		/* Links without an instance cannot be: report them anyway. */
 		for (i = 0; i < RT_NFDS; i++)
 			in.fd[i] = -1;
@@ -227,6 +229,13 @@ static int rt_list(struct xf_nl *nl, int ifindex,
 			rt_skip_warn_add(w, ri);
 		err = cb(ri, arg);
 	}
+	/* Nothing attached, or pins this user cannot read (each member says
+	 * so): nothing counted. */
+	if (outside) {
+		memset(outside, 0, sizeof(*outside) * XF_RR_MAX);
+		if (opened)
+			rt_read_stats(&in, XF_RT_SLOT_NONE, outside, NULL);
+	}
 	xf_nf_free(&nf);
 	xf_xfrm_free(&x);
 	xf_inst_close(&in);
@@ -245,16 +254,17 @@ static int rt_nf_none(const struct xf_route_iface *ri, void *arg)
 int xf_route_list(struct xf_nl *nl, int ifindex,
 		  int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg)
 {
-	return rt_list(nl, ifindex, cb, arg, NULL);
+	return rt_list(nl, ifindex, cb, arg, NULL, NULL);
 }
 
 int xf_route_list_warn(struct xf_nl *nl, int ifindex,
-		       int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg)
+		       int (*cb)(const struct xf_route_iface *ri, void *arg), void *arg,
+		       struct xf_route_stat *outside)
 {
 	struct rt_skip_warn w = { 0 };
 	int err;
 
-	err = rt_list(nl, ifindex, cb, arg, &w);
+	err = rt_list(nl, ifindex, cb, arg, &w, outside);
 	if (!err)
 		rt_skip_warn_print(&w);
 	return err;
@@ -262,23 +272,7 @@ int xf_route_list_warn(struct xf_nl *nl, int ifindex,
 
 void xf_route_nf_warn(struct xf_nl *nl)
 {
-	xf_route_list_warn(nl, 0, rt_nf_none, NULL);
-}
-
-int xf_route_outside(struct xf_route_stat *st)
-{
-	struct xf_inst in;
-	int err;
-
-	memset(st, 0, sizeof(*st) * XF_RR_MAX);
-	/* Nothing attached, or pins this user cannot read (which the list of
-	 * members has warned of): nothing counted. */
-	err = xf_inst_open(&in, &rt_inst_desc);
-	if (err)
-		return 0;
-	rt_read_stats(&in, XF_RT_SLOT_NONE, st, NULL);
-	xf_inst_close(&in);
-	return 0;
+	xf_route_list_warn(nl, 0, rt_nf_none, NULL, NULL);
 }
 
 int xf_route_stats_reset(int ifindex)
