@@ -29,24 +29,6 @@ teardown() {
 	route_teardown
 }
 
-# nic_side1: h1's link to r1 is hub 0: h1 nic0 -- r1 nic1.
-nic_side1() {
-	ip -n "$XF_NS_H1" link del veth0
-	nic_move 00:01 "$XF_NS_H1" nic0
-	nic_move 00:02 "$XF_NS_R1" nic1
-	nic_addrs "$XF_NS_H1" nic0 "$XF_H1_IP4" "$XF_H1_IP6" "$XF_R1_IP4A" "$XF_R1_IP6A"
-	nic_addrs "$XF_NS_R1" nic1 "$XF_R1_IP4A" "$XF_R1_IP6A"
-}
-
-# nic_side2: h2's link to r1 is hub 1: r1 nic2 -- h2 nic3.
-nic_side2() {
-	ip -n "$XF_NS_H2" link del veth0
-	nic_move 01:01 "$XF_NS_R1" nic2
-	nic_move 01:02 "$XF_NS_H2" nic3
-	nic_addrs "$XF_NS_R1" nic2 "$XF_R1_IP4B" "$XF_R1_IP6B"
-	nic_addrs "$XF_NS_H2" nic3 "$XF_H2_IP4" "$XF_H2_IP6" "$XF_R1_IP4B" "$XF_R1_IP6B"
-}
-
 # nic_bond2: h2's link to r1 is a balance-xor bond of hubs 1 and 2 on each
 # end: r1 bond0 (nic2, nic4) -- h2 bond0 (nic3, nic5).
 nic_bond2() {

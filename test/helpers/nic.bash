@@ -56,19 +56,33 @@ nic_addrs() {
 	fi
 }
 
-# nic_as_veths: topo_create's two veth pairs replaced by hub 0's and hub 1's
-# NICs under the same names and with the same addresses: h1 veth0 -- r1
-# veth1, r1 veth2 -- h2 veth0, so that helpers written for the veths run
+# nic_side1 [H1DEV R1DEV]: topo_create's veth pair of h1 -- r1 replaced by
+# hub 0's NICs with its addresses and routes, named H1DEV and R1DEV
+# (default nic0, nic1).
+nic_side1() {
+	local h=${1:-nic0} r=${2:-nic1}
+	ip -n "$XF_NS_H1" link del veth0
+	nic_move 00:01 "$XF_NS_H1" "$h"
+	nic_move 00:02 "$XF_NS_R1" "$r"
+	nic_addrs "$XF_NS_H1" "$h" "$XF_H1_IP4" "$XF_H1_IP6" "$XF_R1_IP4A" "$XF_R1_IP6A"
+	nic_addrs "$XF_NS_R1" "$r" "$XF_R1_IP4A" "$XF_R1_IP6A"
+}
+
+# nic_side2 [R1DEV H2DEV]: the same for r1 -- h2 and hub 1 (default nic2,
+# nic3).
+nic_side2() {
+	local r=${1:-nic2} h=${2:-nic3}
+	ip -n "$XF_NS_H2" link del veth0
+	nic_move 01:01 "$XF_NS_R1" "$r"
+	nic_move 01:02 "$XF_NS_H2" "$h"
+	nic_addrs "$XF_NS_R1" "$r" "$XF_R1_IP4B" "$XF_R1_IP6B"
+	nic_addrs "$XF_NS_H2" "$h" "$XF_H2_IP4" "$XF_H2_IP6" "$XF_R1_IP4B" "$XF_R1_IP6B"
+}
+
+# nic_as_veths: both sides on NICs under the veths' names (h1 veth0 -- r1
+# veth1, r1 veth2 -- h2 veth0), so that helpers written for the veths run
 # on a real driver.
 nic_as_veths() {
-	ip -n "$XF_NS_H1" link del veth0
-	ip -n "$XF_NS_H2" link del veth0
-	nic_move 00:01 "$XF_NS_H1" veth0
-	nic_move 00:02 "$XF_NS_R1" veth1
-	nic_move 01:01 "$XF_NS_R1" veth2
-	nic_move 01:02 "$XF_NS_H2" veth0
-	nic_addrs "$XF_NS_H1" veth0 "$XF_H1_IP4" "$XF_H1_IP6" "$XF_R1_IP4A" "$XF_R1_IP6A"
-	nic_addrs "$XF_NS_R1" veth1 "$XF_R1_IP4A" "$XF_R1_IP6A"
-	nic_addrs "$XF_NS_R1" veth2 "$XF_R1_IP4B" "$XF_R1_IP6B"
-	nic_addrs "$XF_NS_H2" veth0 "$XF_H2_IP4" "$XF_H2_IP6" "$XF_R1_IP4B" "$XF_R1_IP6B"
+	nic_side1 veth0 veth1
+	nic_side2 veth2 veth0
 }
