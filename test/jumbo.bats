@@ -100,9 +100,11 @@ jumbo_ping() {
 			((fwd >= 200))
 		fi
 		# TCP: 8 MB, in segments of the MTU, all sent and acknowledged
-		# (iperf3's received sum leaves out its last interval).
+		# (iperf3's received sum leaves out its last interval). -n stops
+		# at the first write that reaches it: after a short write under
+		# load, one block more (8519680 in one clean run), never less.
 		run -0 in_h1 timeout 20 iperf3 -c "$XF_H2_IP4" -p "$port" -n 8M -J
-		assert_equal "$(jq -r '.end.sum_sent.bytes' <<<"$output")" $((8 * 1024 * 1024))
+		(($(jq -r '.end.sum_sent.bytes' <<<"$output") >= 8 * 1024 * 1024))
 		assert_equal "$(jq -r '.end.sum_sent.retransmits' <<<"$output")" 0
 		kernel_lacks kern_ctx || (($(ctr veth1 forwarded) > fwd + 500))
 		run -0 xr route detach all
