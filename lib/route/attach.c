@@ -199,9 +199,13 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 	memcpy(cfg.mac, d->l.addr, sizeof(cfg.mac));
 	/* rt_resolve() found no link pin: an entry already there is the
 	 * remains of a killed command, and is replaced. */
-	if (rt_slot_zero(in, cfg.slot) || rt_ifcfg_put(in, key, &cfg, BPF_ANY))
+	if (rt_slot_zero(in, cfg.slot))
 		goto fail;
+	/* rt_ifcfg_put() writes three maps: one that fails after the first
+	 * has written leaves an entry for rt_undo_one() to take. */
 	d->cfg_done = true;
+	if (rt_ifcfg_put(in, key, &cfg, BPF_ANY))
+		goto fail;
 	/* Only members that can take XDP frames go in the device map: the
 	 * redirect is the XDP path's membership test. A VLAN device's frames
 	 * leave on its parent. */

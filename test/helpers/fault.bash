@@ -74,6 +74,12 @@ _snap() {
 			filter show dev veth2 ingress
 			filter show dev veth2 egress
 		EOT
+		# The set's membership as the maps hold it: an entry a
+		# rolled-back attach left has no pin to show it.
+		bpftool batch file - <<-EOT 2>/dev/null || true
+			map dump pinned $PIN_DIR/route/xf_rt_ifcfg
+			map dump pinned $PIN_DIR/route/xf_tx_ports
+		EOT
 		find "$PIN_DIR" "$RUN_DIR" -printf '%p %y %m %s\n' \
 			\( -type f -path "$RUN_DIR/*" -exec md5sum {} + \) 2>/dev/null | sort
 	} | sed -E "$_SED_CTRS${1:+; $1}"
