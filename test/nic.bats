@@ -10,32 +10,40 @@ bats_require_minimum_version 1.8.2
 load helpers/common
 load helpers/route
 load helpers/nic
+load helpers/chain
 
 setup_file() {
 	_need_root
+	_need_progs drop_udp
 }
 
 setup() {
 	route_setup
+	BG_PIDS=()
 }
 
-# The redirect test's rules go first, so that route_teardown finds no pin
-# of theirs left.
+# The redirect tests' rules and the chain go first, so that route_teardown
+# finds no pin of theirs left.
 teardown() {
 	local dev
-	for dev in nic1 veth2; do
+	kill_bg
+	for dev in nic1 nic2 veth2; do
 		xr redirect del dev "$dev" all >/dev/null 2>&1 || true
 	done
+	xr chain del dev veth1 all >/dev/null 2>&1 || true
 	route_teardown
 }
 
-# nic_bond2: h2's link to r1 is a balance-xor bond of hubs 1 and 2 on each
-# end: r1 bond0 (nic2, nic4) -- h2 bond0 (nic3, nic5).
+# nic_bond2 [MODE]: h2's link to r1 is a bond (balance-xor unless MODE)
+# of hubs 1 and 2 on each end: r1 bond0 (nic2, nic4) -- h2 bond0 (nic3,
+# nic5). 802.3ad aggregates only full-duplex ports of a known speed,
+# which virtio-net reports once told.
 nic_bond2() {
-	local ns
+	local ns d mode=${1:-balance-xor} opts=()
+	[[ $mode != 802.3ad ]] || opts=(lacp_rate fast)
 	ip -n "$XF_NS_H2" link del veth0
 	for ns in "$XF_NS_R1" "$XF_NS_H2"; do
-		ip -n "$ns" link add bond0 type bond mode balance-xor miimon 10
+		ip -n "$ns" link add bond0 type bond mode "$mode" miimon 10 "${opts[@]}"
 	done
 	nic_move 01:01 "$XF_NS_R1" nic2
 	nic_move 02:01 "$XF_NS_R1" nic4
@@ -44,12 +52,21 @@ nic_bond2() {
 	for ns in "$XF_NS_R1:nic2 nic4" "$XF_NS_H2:nic3 nic5"; do
 		for d in ${ns#*:}; do
 			ip -n "${ns%%:*}" link set "$d" down
+			ip netns exec "${ns%%:*}" ethtool -s "$d" speed 10000 duplex full
 			ip -n "${ns%%:*}" link set "$d" master bond0
 		done
 		ip -n "${ns%%:*}" link set bond0 up
 	done
 	nic_addrs "$XF_NS_R1" bond0 "$XF_R1_IP4B" "$XF_R1_IP6B"
 	nic_addrs "$XF_NS_H2" bond0 "$XF_H2_IP4" "$XF_H2_IP6" "$XF_R1_IP4B" "$XF_R1_IP6B"
+}
+
+# nic_lacp NS PORTS: NS's bond0 has an active aggregator of PORTS ports
+# (LACP has agreed with the other end).
+nic_lacp() {
+	nsenter --net="/run/netns/$1" cat /proc/net/bonding/bond0 |
+		awk '/^Active Aggregator Info/ { a = 1 } a && /Number of ports:/ { print $NF; exit }' |
+		grep -qx "$2"
 }
 
 # nic_reach: h1 reaches h2, both families (the links' carriers and the
@@ -142,25 +159,23 @@ nic_fast() {
 	echo "# nic1: $(ctr nic1 fast) forwarded, $(ctr nic1 no_xmit) no_xmit" >&3
 }
 
-# bats test_tags=guest
-# The slaves taken down drop what is queued on them at that moment, with
-# the kernel alone as with the fast path: a few packets whose number
-# depends on timing (194 and 193 of 200 in one run). The fast path may
-# answer up to 10 fewer (0.1 s of this traffic), and forwards the rest.
-@test "nic: a balance-xor bond of two virtio-net NICs forwards both ways on hook tc; a slave taken down under traffic loses no more than the kernel does" {
-	need_nics
-	if kernel_lacks tcx; then skip "a bond is a member on hook tc only, which needs tcx"; fi
+# nic_failover MODE: the bonds of nic_bond2 MODE, h1 on hub 0; 200 echo
+# requests at 100 a second, the bonds' hub-2 slaves taken down at both
+# ends a second in, with the kernel alone and then on the fast path of
+# hook tc. The slaves taken down drop what is queued on them at that
+# moment, with the kernel alone as with the fast path: a few packets whose
+# number depends on timing (194 and 193 of 200 in one run). The fast path
+# may answer up to 10 fewer (0.1 s of this traffic), and forwards the rest.
+nic_failover() {
+	local got=() base pass
 	nic_side1
-	nic_bond2
-	wait_until 10 nic_reach
-	# The kernel alone, then the fast path: 200 echo requests at 100 a
-	# second, the bonds' hub-2 slaves taken down at both ends a second in.
-	local got=() base
+	nic_bond2 "$1"
+	nic_ready "$1"
 	for pass in kernel fast; do
 		if [[ $pass == fast ]]; then
 			ip -n "$XF_NS_R1" link set nic4 up
 			ip -n "$XF_NS_H2" link set nic5 up
-			wait_until 10 nic_reach
+			nic_ready "$1"
 			run -0 xr route attach dev nic1 dev bond0 hook tc
 			nic_fast nic1 bond0
 		fi
@@ -174,13 +189,37 @@ nic_fast() {
 		BG_PID=
 		got+=("$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$BATS_TEST_TMPDIR/$pass")")
 	done
-	echo "# answered of 200: kernel ${got[0]}, fast path ${got[1]}" >&3
+	echo "# $1, answered of 200: kernel ${got[0]}, fast path ${got[1]}" >&3
 	((got[0] >= 150 && got[1] >= got[0] - 10)) ||
 		fail "the fast path had ${got[1]} of 200 answered, the kernel ${got[0]}"
 	# After the event too, on the fast path: its 20 before, and most of
 	# the 200 requests (the replies come back on bond0).
 	(($(ctr nic1 fast) >= 20 + 150)) || fail "nic1 forwarded $(ctr nic1 fast)"
 	(($(ctr bond0 fast) >= 20 + 150)) || fail "bond0 forwarded $(ctr bond0 fast)"
+}
+
+# nic_ready MODE: h1 reaches h2; for 802.3ad, once both ends aggregate
+# both slaves (else the frames of an individual port are dropped).
+nic_ready() {
+	if [[ $1 == 802.3ad ]]; then
+		wait_until "$(vm_slow 10)" nic_lacp "$XF_NS_R1" 2
+		wait_until "$(vm_slow 10)" nic_lacp "$XF_NS_H2" 2
+	fi
+	wait_until 10 nic_reach
+}
+
+# bats test_tags=guest
+@test "nic: a balance-xor bond of two virtio-net NICs forwards both ways on hook tc; a slave taken down under traffic loses no more than the kernel does" {
+	need_nics
+	if kernel_lacks tcx; then skip "a bond is a member on hook tc only, which needs tcx"; fi
+	nic_failover balance-xor
+}
+
+# In make check-kernels only: balance-xor stands for bonds in the CI subset.
+@test "nic: an 802.3ad bond (LACP) of two virtio-net NICs forwards both ways on hook tc; a slave taken down under traffic loses no more than the kernel does" {
+	need_nics
+	if kernel_lacks tcx; then skip "a bond is a member on hook tc only, which needs tcx"; fi
+	nic_failover 802.3ad
 }
 
 # bats test_tags=guest
@@ -200,4 +239,51 @@ nic_fast() {
 	assert_equal "$(kstat "$XF_NS_R1" IpInReceives)" "$in4"
 	run -0 xr redirect del dev nic1 all
 	run -0 xr redirect del dev veth2 all
+}
+
+# bats test_tags=guest
+@test "nic: redirect cables two virtio-net NICs both ways; r1's stack sees nothing" {
+	local in4
+	need_nics
+	nic_side1
+	nic_side2
+	ip -n "$XF_NS_H2" addr add 198.18.1.9/24 dev nic3
+	ip -n "$XF_NS_R1" link set nic1 promisc on
+	ip -n "$XF_NS_R1" link set nic2 promisc on
+	run -0 xr redirect add dev nic1 to nic2
+	run -0 xr redirect add dev nic2 to nic1
+	in4=$(kstat "$XF_NS_R1" IpInReceives)
+	run -0 ping4 10 198.18.1.9 -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	assert_equal "$(kstat "$XF_NS_R1" IpInReceives)" "$in4"
+	run -0 xr redirect del dev nic1 all
+	run -0 xr redirect del dev nic2 all
+}
+
+# bats test_tags=guest
+@test "nic: chain on a virtio-net NIC: a filter before route drops what it names, route forwards the rest on the fast path" {
+	need_nics
+	nic_as_veths
+	wait_until 10 nic_reach
+	IF_PIN=$PIN_DIR/$(ifindex "$XF_NS_R1" veth1)
+	run -0 xr route attach dev veth1 dev veth2 hook xdp
+	if ! kernel_lacks xdp_features; then
+		assert_equal "$(xr -j route show dev veth1 | jq -r '.interfaces[0].mode')" native
+	fi
+	run -0 xr chain add dev veth1 obj "$PROGS/drop_udp.bpf.o" name filter
+	assert_equal "$(members)" "filter route"
+	drop_port filter "$PORT"
+	fwd=$(ctr veth1 forwarded)
+	udp 40
+	assert_equal "$(rx received)" 0
+	assert_equal "$(mctr filter drop)" 40
+	udp 40 $((PORT + 10))
+	assert_equal "$(rx received)" 40
+	(($(ctr veth1 forwarded) >= fwd + 40)) || fail "route forwarded $(ctr veth1 forwarded)"
+	assert_equal "$(mctr route redirect)" "$(ctr veth1 fast)"
+	run -0 xr route detach all
+	assert_equal "$(members)" "filter"
+	udp 20
+	assert_equal "$(rx received)" 0
+	run -0 xr chain del dev veth1 all
 }
