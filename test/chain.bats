@@ -611,19 +611,7 @@ EOF
 	in_h1 ethtool -K veth0 tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
 	run -0 xr route attach dev veth1 dev veth2 hook xdp
 	assert_equal "$(members)" "route"
-	# The filter goes before route by priority (50 against route's 1000).
-	run -0 xr chain add dev veth1 obj "$PROGS/drop_udp.bpf.o" name filter
-	assert_equal "$(members)" "filter route"
-	drop_port filter $PORT
-	fwd=$(ctr veth1 forwarded)
-	udp 40
-	assert_equal "$(rx received)" 0
-	assert_equal "$(mctr filter drop)" 40
-	# Other traffic goes through the filter and is forwarded by route.
-	udp 40 $((PORT + 10))
-	assert_equal "$(rx received)" 40
-	(($(ctr veth1 forwarded) >= fwd + 40)) || fail "route forwarded $(ctr veth1 forwarded)"
-	assert_equal "$(mctr route redirect)" "$(ctr veth1 fast)"
+	filter_before_route
 	run -0 xr route get "$XF_H2_IP4" iif veth1
 	assert_line --regexp '^verdict: +XDP_REDIRECT$'
 	# route leaves the chain; the filter stays and keeps dropping.

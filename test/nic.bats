@@ -222,42 +222,41 @@ nic_ready() {
 	nic_failover 802.3ad
 }
 
-# bats test_tags=guest
-@test "nic: redirect cables a virtio-net NIC and a veth both ways; r1's stack sees nothing" {
-	local in4
-	need_nics
-	nic_side1
-	ip -n "$XF_NS_H2" addr add 198.18.1.9/24 dev veth0
-	# A cable carries frames for h2's MAC, which a NIC's unicast filter
-	# (qemu's virtio-net as a real one) drops unless it is promiscuous.
-	ip -n "$XF_NS_R1" link set nic1 promisc on
-	run -0 xr redirect add dev nic1 to veth2
-	run -0 xr redirect add dev veth2 to nic1
+# nic_cable A B: xfwd redirect cables r1's A and B both ways (the NICs
+# among them promiscuous: a cable carries frames for h2's MAC, which a
+# NIC's unicast filter, qemu's virtio-net as a real one, drops), h2 has
+# an address in h1's subnet, and h1 reaches it through the cable with r1's
+# stack seeing nothing.
+nic_cable() {
+	local in4 d
+	for d in "$1" "$2"; do
+		[[ $d != nic* ]] || ip -n "$XF_NS_R1" link set "$d" promisc on
+	done
+	run -0 xr redirect add dev "$1" to "$2"
+	run -0 xr redirect add dev "$2" to "$1"
 	in4=$(kstat "$XF_NS_R1" IpInReceives)
 	run -0 ping4 10 198.18.1.9 -q
 	assert_output --partial "10 packets transmitted, 10 received"
 	assert_equal "$(kstat "$XF_NS_R1" IpInReceives)" "$in4"
-	run -0 xr redirect del dev nic1 all
-	run -0 xr redirect del dev veth2 all
+	run -0 xr redirect del dev "$1" all
+	run -0 xr redirect del dev "$2" all
+}
+
+# bats test_tags=guest
+@test "nic: redirect cables a virtio-net NIC and a veth both ways; r1's stack sees nothing" {
+	need_nics
+	nic_side1
+	ip -n "$XF_NS_H2" addr add 198.18.1.9/24 dev veth0
+	nic_cable nic1 veth2
 }
 
 # bats test_tags=guest
 @test "nic: redirect cables two virtio-net NICs both ways; r1's stack sees nothing" {
-	local in4
 	need_nics
 	nic_side1
 	nic_side2
 	ip -n "$XF_NS_H2" addr add 198.18.1.9/24 dev nic3
-	ip -n "$XF_NS_R1" link set nic1 promisc on
-	ip -n "$XF_NS_R1" link set nic2 promisc on
-	run -0 xr redirect add dev nic1 to nic2
-	run -0 xr redirect add dev nic2 to nic1
-	in4=$(kstat "$XF_NS_R1" IpInReceives)
-	run -0 ping4 10 198.18.1.9 -q
-	assert_output --partial "10 packets transmitted, 10 received"
-	assert_equal "$(kstat "$XF_NS_R1" IpInReceives)" "$in4"
-	run -0 xr redirect del dev nic1 all
-	run -0 xr redirect del dev nic2 all
+	nic_cable nic1 nic2
 }
 
 # bats test_tags=guest
@@ -270,17 +269,7 @@ nic_ready() {
 	if ! kernel_lacks xdp_features; then
 		assert_equal "$(xr -j route show dev veth1 | jq -r '.interfaces[0].mode')" native
 	fi
-	run -0 xr chain add dev veth1 obj "$PROGS/drop_udp.bpf.o" name filter
-	assert_equal "$(members)" "filter route"
-	drop_port filter "$PORT"
-	fwd=$(ctr veth1 forwarded)
-	udp 40
-	assert_equal "$(rx received)" 0
-	assert_equal "$(mctr filter drop)" 40
-	udp 40 $((PORT + 10))
-	assert_equal "$(rx received)" 40
-	(($(ctr veth1 forwarded) >= fwd + 40)) || fail "route forwarded $(ctr veth1 forwarded)"
-	assert_equal "$(mctr route redirect)" "$(ctr veth1 fast)"
+	filter_before_route
 	run -0 xr route detach all
 	assert_equal "$(members)" "filter"
 	udp 20

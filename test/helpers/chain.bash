@@ -110,3 +110,21 @@ rx() {
 no_xdp() {
 	[[ $(ip -n "$XF_NS_R1" -d link show dev "$1") != *prog/xdp* ]]
 }
+
+# filter_before_route: with route on veth1's chain (hook xdp), a drop_udp
+# member "filter" goes before it by priority (50 against route's 1000) and
+# drops PORT; other datagrams go through the filter and route forwards them.
+filter_before_route() {
+	local fwd
+	run -0 xr chain add dev veth1 obj "$PROGS/drop_udp.bpf.o" name filter
+	assert_equal "$(members)" "filter route"
+	drop_port filter "$PORT"
+	fwd=$(ctr veth1 forwarded)
+	udp 40
+	assert_equal "$(rx received)" 0
+	assert_equal "$(mctr filter drop)" 40
+	udp 40 $((PORT + 10))
+	assert_equal "$(rx received)" 40
+	(($(ctr veth1 forwarded) >= fwd + 40)) || fail "route forwarded $(ctr veth1 forwarded)"
+	assert_equal "$(mctr route redirect)" "$(ctr veth1 fast)"
+}
