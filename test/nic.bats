@@ -75,21 +75,6 @@ nic_reach() {
 	ping4 1 "$XF_H2_IP4" -q >/dev/null && ping6 1 "$XF_H2_IP6" -q >/dev/null
 }
 
-# nic_fast A B: 10 pings of each family from h1 to h2, all answered, each
-# way on the fast path of A (h1's side) and B, the kernel's forwarding
-# counter flat but for the neighbours' upkeep.
-nic_fast() {
-	local before
-	before=$(kfwd_mark "$1" "$2")
-	run -0 ping4 10 "$XF_H2_IP4" -q
-	assert_output --partial "10 packets transmitted, 10 received"
-	run -0 ping6 10 "$XF_H2_IP6" -q
-	assert_output --partial "10 packets transmitted, 10 received"
-	assert_equal "$(ctr "$1" forwarded)" 20
-	assert_equal "$(ctr "$2" forwarded)" 20
-	kfwd_is "$before" 0 "$1" "$2"
-}
-
 # bats test_tags=guest
 @test "nic: feature shows virtio-net's XDP as the kernel reports it, and hook auto takes xdp, mode native, where it can" {
 	need_nics
@@ -110,7 +95,7 @@ nic_fast() {
 	run -0 xr route attach dev nic1 dev nic2
 	assert_equal "$(xr -j route show dev nic1 | jq -c '.interfaces[0] | [.hook, .mode, .why]')" \
 		'["xdp","native","auto: the driver runs XDP natively"]'
-	nic_fast nic1 nic2
+	fast_pings "$XF_H2_IP4" "$XF_H2_IP6" nic1 nic2
 }
 
 # bats test_tags=guest
@@ -121,7 +106,7 @@ nic_fast() {
 	nic_side2
 	wait_until 10 nic_reach
 	run -0 xr route attach dev nic1 dev nic2 hook xdp mode native
-	nic_fast nic1 nic2
+	fast_pings "$XF_H2_IP4" "$XF_H2_IP6" nic1 nic2
 }
 
 # bats test_tags=guest
@@ -136,7 +121,7 @@ nic_fast() {
 		return
 	fi
 	run -0 xr route attach dev nic1 dev nic2 hook tc
-	nic_fast nic1 nic2
+	fast_pings "$XF_H2_IP4" "$XF_H2_IP6" nic1 nic2
 }
 
 # bats test_tags=guest
@@ -177,7 +162,7 @@ nic_failover() {
 			ip -n "$XF_NS_H2" link set nic5 up
 			nic_ready "$1"
 			run -0 xr route attach dev nic1 dev bond0 hook tc
-			nic_fast nic1 bond0
+			fast_pings "$XF_H2_IP4" "$XF_H2_IP6" nic1 bond0
 		fi
 		base=$(kstat "$XF_NS_H2" IcmpInEchos)
 		in_h1 ping -c 200 -i 0.01 -W 1 -q "$XF_H2_IP4" >"$BATS_TEST_TMPDIR/$pass" 2>&1 &

@@ -64,18 +64,10 @@ tn_reach() {
 # answered, with veth1 and tn0 the set on hook tc: each way on the fast
 # path, the kernel's forwarding flat but for the neighbours' upkeep.
 tn_fast() {
-	local before
 	run -0 xr route attach dev veth1 dev tn0
 	assert_equal "$(xr -j route show dev tn0 | jq -c '.interfaces[0] | [.hook, .why]')" \
 		'["tc","auto: the driver has no native XDP"]'
-	before=$(kfwd_mark veth1 tn0)
-	run -0 ping4 10 "$TN_H2_IP4" -q
-	assert_output --partial "10 packets transmitted, 10 received"
-	run -0 ping6 10 "$TN_H2_IP6" -q
-	assert_output --partial "10 packets transmitted, 10 received"
-	assert_equal "$(ctr veth1 forwarded)" 20
-	assert_equal "$(ctr tn0 forwarded)" 20
-	kfwd_is "$before" 0 veth1 tn0
+	fast_pings "$TN_H2_IP4" "$TN_H2_IP6" veth1 tn0
 }
 
 # bats test_tags=guest
