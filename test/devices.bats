@@ -4,6 +4,7 @@
 # h1 becomes a bridge (host) or a bond (guests: this machine's kernel has
 # no bonding) with veth1 under it. The master is what the kernel routes
 # on: it is a member on hook tc; its port or slave is refused by name.
+# r1's link to h2 may also be a macvlan on veth2, a member on hook tc.
 bats_require_minimum_version 1.8.2
 # bats file_tags=root
 
@@ -99,24 +100,43 @@ fast_both() {
 # Before Linux 6.3 (no XDP features) every member is in generic mode, whose
 # redirects reach any device: the bridge too.
 @test "devices hook xdp: a bridge forwards what enters it; what would leave through it is passed (no_xmit)" {
-	local before
 	master bridge
 	xdp_ready
 	warm_up
 	run -0 xr route attach dev m0 dev veth2 hook xdp
-	assert_equal "$(xr -j route show dev m0 | jq -r '.interfaces[0].mode')" generic
-	before=$(kfwd_mark m0 veth2)
-	run -0 ping4 10 "$XF_H2_IP4" -q
-	assert_output --partial "10 packets transmitted, 10 received"
-	assert_equal "$(ctr m0 forwarded)" 10
-	if kernel_lacks xdp_features; then
-		assert_equal "$(ctr veth2 forwarded)" 10
-		kfwd_is "$before" 0 m0 veth2
-	else
-		assert_equal "$(ctr veth2 no_xmit)" 10
-		assert_equal "$(ctr veth2 fast)" 0
-		kfwd_is "$before" 10 m0 veth2
-	fi
+	generic_pings "$XF_H2_IP4" m0 veth2
+}
+
+# macvlan_h2: r1's addresses toward h2 move from veth2 to mv0, a macvlan
+# on it (mode bridge), so that r1 talks to h2 through mv0. veth2 keeps
+# the frames for its own MAC, and answers no ARP for mv0's address
+# (arp_ignore 1): h2 learns mv0's MAC.
+macvlan_h2() {
+	ip netns exec "$XF_NS_R1" sysctl -qw net.ipv4.conf.veth2.arp_ignore=1
+	ip -n "$XF_NS_R1" addr flush dev veth2 scope global
+	ip -n "$XF_NS_R1" link add mv0 link veth2 type macvlan mode bridge
+	ip -n "$XF_NS_R1" link set mv0 up
+	ip -n "$XF_NS_R1" addr add "$XF_R1_IP4B/24" dev mv0
+	ip -n "$XF_NS_R1" addr add "$XF_R1_IP6B/64" dev mv0 nodad
+	ip -n "$XF_NS_H2" neigh flush all
+	wait_until 10 warm_up
+}
+
+@test "devices hook tc: a macvlan forwards both ways on the fast path, both families (hook auto picks tc)" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	macvlan_h2
+	run -0 xr route attach dev veth1 dev mv0
+	assert_equal "$(xr -j route show dev mv0 | jq -c '.interfaces[0] | [.hook, .why]')" \
+		'["tc","auto: the driver has no native XDP"]'
+	fast_pings "$XF_H2_IP4" "$XF_H2_IP6" veth1 mv0
+}
+
+# A macvlan has no native XDP and no ndo_xdp_xmit, as a bridge (above).
+@test "devices hook xdp: a macvlan forwards what comes out of it; what would go into it is passed (no_xmit)" {
+	xdp_ready
+	macvlan_h2
+	run -0 xr route attach dev veth1 dev mv0 hook xdp
+	generic_pings "$XF_H2_IP4" mv0 veth1
 }
 
 # A layer 3 device (tun here; ipip, sit, GRE and WireGuard alike) hands

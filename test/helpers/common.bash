@@ -62,7 +62,7 @@ kernel_lacks() {
 		# kern_ctx: bpf_cast_to_kern_ctx() (6.2), route's source table.
 		6.1.*) lacks="tcx netkit fib_mark peer_egress xdp_features xdp_flowtable kern_ctx" ;;
 		7.2.*) lacks="peer_egress" ;;
-		6.18.*) lacks="netkit vlan bond tunnels freplace peer_egress xdp_flowtable" ;;
+		6.18.*) lacks="netkit vlan bond gre freplace peer_egress xdp_flowtable" ;;
 		*)
 			# Called in conditions, where a failed status would
 			# read as "has it": end the test here instead.

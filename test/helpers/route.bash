@@ -147,6 +147,29 @@ fast_pings() {
 	kfwd_is "$before" 0 "$3" "$4"
 }
 
+# generic_pings IP4 G O: with G (a device with no native XDP and no
+# ndo_xdp_xmit, in generic mode) and O the set on hook xdp, 10 pings from
+# h1 to IP4, all answered: what comes out of G is forwarded on the fast
+# path; what would go into it is passed on O (no_xmit) and the kernel
+# forwards it. Before Linux 6.3 (no XDP features) every member is generic
+# and reaches any device: both ways on the fast path.
+generic_pings() {
+	local before
+	assert_equal "$(xr -j route show dev "$2" | jq -r '.interfaces[0].mode')" generic
+	before=$(kfwd_mark "$2" "$3")
+	run -0 ping4 10 "$1" -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	assert_equal "$(ctr "$2" forwarded)" 10
+	if kernel_lacks xdp_features; then
+		assert_equal "$(ctr "$3" forwarded)" 10
+		kfwd_is "$before" 0 "$2" "$3"
+	else
+		assert_equal "$(ctr "$3" no_xmit)" 10
+		assert_equal "$(ctr "$3" fast)" 0
+		kfwd_is "$before" 10 "$2" "$3"
+	fi
+}
+
 # mac NS DEV
 mac() {
 	ip -n "$1" -j link show dev "$2" | jq -er '.[0].address'
