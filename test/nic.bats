@@ -207,6 +207,32 @@ nic_ready() {
 	nic_failover 802.3ad
 }
 
+# A bond takes XDP frames (its own ndo_xdp_xmit picks the slave) only
+# while every slave does, and a virtio-net NIC does only while it runs an
+# XDP program itself: with the bond on hook tc, what nic1's XDP would send
+# into it is passed (no_xmit) and the kernel forwards it; the replies come
+# out of the bond on tc into nic1, on the fast path. In make check-kernels
+# only.
+@test "nic: a NIC on hook xdp with a balance-xor bond as its egress: what XDP would send into the bond is passed (no_xmit), the replies forwarded" {
+	local before
+	need_nics
+	if kernel_lacks tcx; then skip "a bond is a member on hook tc only, which needs tcx"; fi
+	nic_side1
+	nic_bond2
+	nic_ready balance-xor
+	run -0 xr route attach dev nic1 hook xdp
+	run -0 xr route attach dev bond0
+	before=$(kfwd_mark nic1 bond0)
+	run -0 ping4 10 "$XF_H2_IP4" -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	run -0 ping6 10 "$XF_H2_IP6" -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	assert_equal "$(ctr bond0 forwarded)" 20
+	assert_equal "$(ctr nic1 no_xmit)" 20
+	assert_equal "$(ctr nic1 fast)" 0
+	kfwd_is "$before" 20 nic1 bond0
+}
+
 # nic_cable A B: xfwd redirect cables r1's A and B both ways (the NICs
 # among them promiscuous: a cable carries frames for h2's MAC, which a
 # NIC's unicast filter, qemu's virtio-net as a real one, drops), h2 has
