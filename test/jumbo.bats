@@ -78,7 +78,7 @@ jumbo_ping() {
 }
 
 @test "jumbo: UDP and TCP at MTU 9000 on each hook reach h2 whole, on the fast path" {
-	local hook port=5201 fwd
+	local hook port=5201 fwd rcvbuf
 	mtu_all 9000
 	warm_up
 	in_h2 iperf3 -s -D -p "$port" -I "$BATS_TEST_TMPDIR/iperf.pid" >/dev/null
@@ -88,10 +88,15 @@ jumbo_ping() {
 	for hook in xdp tc; do
 		if no_tcx $hook; then continue; fi
 		run -0 attach $hook
-		# UDP datagrams of 8,900 bytes, 200 of them at 20 Mbit/s.
+		# UDP datagrams of 8,900 bytes, 200 of them at 20 Mbit/s. All
+		# reach h2; the only ones its server may miss are those its
+		# socket had no room for (about 13 such datagrams fit in the
+		# default buffer: a busy machine delays the server that long).
+		rcvbuf=$(kstat "$XF_NS_H2" UdpRcvbufErrors)
 		run -0 in_h1 timeout 20 iperf3 -c "$XF_H2_IP4" -p "$port" -u -l 8900 -b 20M \
 			-k 200 -J
-		assert_equal "$(jq -r '.end.sum.lost_packets' <<<"$output")" 0
+		assert_equal "$(jq -r '.end.sum.lost_packets' <<<"$output")" \
+			$(($(kstat "$XF_NS_H2" UdpRcvbufErrors) - rcvbuf))
 		assert_equal "$(jq -r '.end.sum.packets' <<<"$output")" 200
 		fwd=$(ctr veth1 forwarded)
 		if kernel_lacks kern_ctx; then
