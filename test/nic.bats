@@ -147,10 +147,12 @@ nic_reach() {
 # nic_failover MODE: the bonds of nic_bond2 MODE, h1 on hub 0; 200 echo
 # requests at 100 a second, the bonds' hub-2 slaves taken down at both
 # ends a second in, with the kernel alone and then on the fast path of
-# hook tc. The slaves taken down drop what is queued on them at that
-# moment, with the kernel alone as with the fast path: a few packets whose
-# number depends on timing (194 and 193 of 200 in one run). The fast path
-# may answer up to 10 fewer (0.1 s of this traffic), and forwards the rest.
+# hook tc. Until the bond sees a slave down (miimon 10 ms, later when the
+# guest is busy) it sends on it, and loses what it sends: with the kernel
+# alone as with the fast path, a number that depends on timing (0 to 13 of
+# 200 either way in seven runs, 10 more on the fast path in one beside a
+# full make check). The fast path may answer up to 20 fewer (0.2 s of this
+# traffic), and forwards the rest.
 nic_failover() {
 	local got=() base pass
 	nic_side1
@@ -175,7 +177,7 @@ nic_failover() {
 		got+=("$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$BATS_TEST_TMPDIR/$pass")")
 	done
 	echo "# $1, answered of 200: kernel ${got[0]}, fast path ${got[1]}" >&3
-	((got[0] >= 150 && got[1] >= got[0] - 10)) ||
+	((got[0] >= 150 && got[1] >= got[0] - 20)) ||
 		fail "the fast path had ${got[1]} of 200 answered, the kernel ${got[0]}"
 	# After the event too, on the fast path: its 20 before, and most of
 	# the 200 requests (the replies come back on bond0).
