@@ -46,6 +46,8 @@
  *    + TCP header + gso_size) so a 64k TSO packet is not passed for being
  *    larger than the MTU; other GSO types also go through bpf_check_mtu()
  *    with BPF_MTU_CHK_SEGS, the kernel's own segment length check.
+ *  - tc, a layer 3 device (XF_RTIF_L3): parsed from the IP header, an
+ *    Ethernet header pushed only onto what is forwarded.
  *  - tc: IPv4 gets skb->priority from the TOS as ip_forward() sets it;
  *    CHECKSUM_COMPLETE stays right (the TTL/checksum pair is sum-neutral,
  *    the IPv6 hop limit change goes through bpf_csum_update()).
@@ -158,11 +160,11 @@ static __always_inline int xf_rt_xmit_sg(__u32 oif)
 
 /* IPv4 header checks and the FIB input; XF_RR_FORWARDED when the packet
  * may be looked up. */
-static __always_inline __u32 xf_rt_parse4(void *data, void *data_end,
+static __always_inline __u32 xf_rt_parse4(void *l3, void *data_end, __u32 l2,
 					  struct xf_rt_md *md, __u8 *ttl)
 {
 	struct bpf_fib_lookup *fib = &md->fib;
-	struct iphdr *iph = data + ETH_HLEN;
+	struct iphdr *iph = l3;
 	int first_frag;
 
 	if ((void *)(iph + 1) > data_end)
@@ -176,8 +178,8 @@ static __always_inline __u32 xf_rt_parse4(void *data, void *data_end,
 	md->l3len = bpf_ntohs(iph->tot_len);
 	/* BIG TCP: a GSO packet over 64k has tot_len 0. */
 	if (!md->l3len && md->gso_size)
-		md->l3len = md->len - ETH_HLEN;
-	if (md->l3len < sizeof(*iph) || md->l3len > md->len - ETH_HLEN)
+		md->l3len = md->len - l2;
+	if (md->l3len < sizeof(*iph) || md->l3len > md->len - l2)
 		return XF_RR_BAD_LEN;
 	if (xf_ipv4_mcast_dst(&iph->daddr))
 		return XF_RR_MULTICAST;
@@ -199,11 +201,11 @@ static __always_inline __u32 xf_rt_parse4(void *data, void *data_end,
 }
 
 /* The same for IPv6. */
-static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
+static __always_inline __u32 xf_rt_parse6(void *l3, void *data_end, __u32 l2,
 					  struct xf_rt_md *md, __u8 *ttl)
 {
 	struct bpf_fib_lookup *fib = &md->fib;
-	struct ipv6hdr *ip6h = data + ETH_HLEN;
+	struct ipv6hdr *ip6h = l3;
 
 	if ((void *)(ip6h + 1) > data_end)
 		return XF_RR_BAD_LEN;
@@ -214,8 +216,8 @@ static __always_inline __u32 xf_rt_parse6(void *data, void *data_end,
 	md->l3len = sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
 	/* BIG TCP without a jumbo header: payload_len 0. */
 	if (md->l3len == sizeof(*ip6h) && md->gso_size)
-		md->l3len = md->len - ETH_HLEN;
-	if (md->l3len > md->len - ETH_HLEN)
+		md->l3len = md->len - l2;
+	if (md->l3len > md->len - l2)
 		return XF_RR_BAD_LEN;
 	if ((ip6h->daddr.in6_u.u6_addr32[0] & bpf_htonl(0xff000000)) ==
 	    bpf_htonl(0xff000000))
@@ -358,25 +360,32 @@ static __always_inline __u32 xf_rt_egress_tc(struct xf_rt_md *md)
  * The decision, shared by both hooks: parse, look up, and say whether the
  * packet can be forwarded (XF_RR_FORWARDED, md->fib holds egress and MACs,
  * or XF_RR_NO_NEIGH with the next hop in md->fib) or why not. Does not
- * touch the packet.
+ * touch the packet. l2 is the length of its Ethernet header: ETH_HLEN, or
+ * 0 on tc for a layer 3 device's packet (XF_RTIF_L3), which starts at its
+ * IP header, of the family in md->l3proto.
  */
-static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
+static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end, __u32 l2,
 					  struct xf_rt_md *md, enum xf_rt_hook hook)
 {
 	struct bpf_fib_lookup *fib = &md->fib;
 	struct ethhdr *eth = data;
+	void *l3 = data + l2;
 	__u32 flags = 0, r, tot_len;
 	__u16 proto;
 	__u8 ttl = 0;
 	int rc;
 
-	if ((void *)(eth + 1) > data_end)
-		return XF_RR_BAD_LEN;
-	proto = xf_eth_proto(eth);
-	/* tc takes the outer tag off before the program (route_vlan.h):
-	 * one in the frame then is a second. */
-	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD))
-		return md->vlan ? XF_RR_VLAN_QINQ : XF_RR_VLAN;
+	if (l2) {
+		if ((void *)(eth + 1) > data_end)
+			return XF_RR_BAD_LEN;
+		proto = xf_eth_proto(eth);
+		/* tc takes the outer tag off before the program
+		 * (route_vlan.h): one in the frame then is a second. */
+		if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD))
+			return md->vlan ? XF_RR_VLAN_QINQ : XF_RR_VLAN;
+	} else {
+		proto = md->l3proto;
+	}
 	if (proto == bpf_htons(ETH_P_IP)) {
 		if (!(md->cfl & XF_RTIF_INET))
 			return XF_RR_FAMILY;
@@ -388,9 +397,9 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	}
 
 	/* ip_forward()/ip6_forward() take PACKET_HOST only. */
-	if (eth->h_dest[0] & 1)
+	if (l2 && (eth->h_dest[0] & 1))
 		return XF_RR_MULTICAST;
-	if (md->pkt_type == XF_PKT_BY_MAC) {
+	if (l2 && md->pkt_type == XF_PKT_BY_MAC) {
 		if (!xf_mac_eq(eth->h_dest, md->mac))
 			return XF_RR_OTHER_HOST;
 	} else if (md->pkt_type != PACKET_HOST) {
@@ -402,14 +411,14 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	 * which shows the FIB's own answer. (IPv6: after the local table by
 	 * addresses, which answers the same where it is valid.) */
 	if (XF_BENCH_ON(LOCAL) && !md->trace && proto == bpf_htons(ETH_P_IP) &&
-	    xf_rt_is_local(data, data_end, 1))
+	    xf_rt_is_local(l3, data_end, 1))
 		return XF_RR_NOT_FORWARDED;
 
 	fib->ifindex = md->iif;
 	if (proto == bpf_htons(ETH_P_IP))
-		r = xf_rt_parse4(data, data_end, md, &ttl);
+		r = xf_rt_parse4(l3, data_end, l2, md, &ttl);
 	else
-		r = xf_rt_parse6(data, data_end, md, &ttl);
+		r = xf_rt_parse6(l3, data_end, l2, md, &ttl);
 	if (r != XF_RR_FORWARDED)
 		return r;
 #if XF_KCTX
@@ -447,7 +456,7 @@ static __always_inline __u32 xf_rt_decide(void *ctx, void *data, void *data_end,
 	}
 #endif
 	if (XF_BENCH_ON(LOCAL) && !md->trace && !md->v4 &&
-	    !(md->tflags & XF_RTT_LOC6) && xf_rt_is_local(data, data_end, 0))
+	    !(md->tflags & XF_RTT_LOC6) && xf_rt_is_local(l3, data_end, 0))
 		return XF_RR_NOT_FORWARDED;
 	md->saddr4 = fib->ipv4_src;
 	md->daddr4 = fib->ipv4_dst;
@@ -585,7 +594,7 @@ int xf_route_xdp(struct xdp_md *ctx)
 		goto pass;
 	}
 
-	reason = xf_rt_decide(ctx, data, data_end, &md, XF_RT_XDP);
+	reason = xf_rt_decide(ctx, data, data_end, ETH_HLEN, &md, XF_RT_XDP);
 	if (reason != XF_RR_FORWARDED)
 		goto pass;
 	reason = xf_rt_vlan_xdp_out(&md, &otag);
@@ -654,32 +663,58 @@ out:
 	return reason == XF_RR_FORWARDED ? XDP_REDIRECT : XDP_PASS;
 }
 
-/* tc: how much linear data the decision reads (Ethernet, IP header, TCP
- * base header or the first 8 bytes of others); the maximum while the IP
- * header itself is not linear yet. */
-static __always_inline __u32 xf_tc_need(void *data, void *data_end)
+/* tc: how much linear data the decision reads (Ethernet, when l2 says
+ * there is one, IP header, TCP base header or the first 8 bytes of
+ * others); the maximum while the IP header itself is not linear yet.
+ * l3proto: the family without Ethernet (skb->protocol). */
+static __always_inline __u32 xf_tc_need(void *data, void *data_end, __u32 l2, __be16 l3proto)
 {
 	struct ethhdr *eth = data;
 	__u32 l3 = sizeof(struct ipv6hdr);
 	__u8 proto = IPPROTO_TCP;
+	__be16 h_proto = l3proto;
+	void *ip = data + l2;
 
-	if ((void *)(eth + 1) > data_end)
-		return ETH_HLEN + l3 + sizeof(struct tcphdr);
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
-		struct iphdr *iph = (void *)(eth + 1);
+	if (l2) {
+		if ((void *)(eth + 1) > data_end)
+			return ETH_HLEN + l3 + sizeof(struct tcphdr);
+		h_proto = eth->h_proto;
+	}
+	if (h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *iph = ip;
 
 		l3 = sizeof(*iph);
 		if ((void *)(iph + 1) <= data_end)
 			proto = iph->protocol;
-	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
-		struct ipv6hdr *ip6h = (void *)(eth + 1);
+	} else if (h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6h = ip;
 
 		if ((void *)(ip6h + 1) <= data_end)
 			proto = ip6h->nexthdr;
 	} else {
-		return ETH_HLEN;
+		return l2;
 	}
-	return ETH_HLEN + l3 + (proto == IPPROTO_TCP ? sizeof(struct tcphdr) : 8);
+	return l2 + l3 + (proto == IPPROTO_TCP ? sizeof(struct tcphdr) : 8);
+}
+
+/* tc, a layer 3 device's packet that will be forwarded: the Ethernet
+ * header the rewrite and an Ethernet egress need, of its family and no
+ * address yet (the rewrite or redirect_neigh writes them). 0, or -1 with
+ * the packet as it was. */
+static __always_inline int xf_tc_push_eth(struct __sk_buff *skb, __be16 l3proto)
+{
+	void *data, *data_end;
+	struct ethhdr *eth;
+
+	if (bpf_skb_change_head(skb, ETH_HLEN, 0))
+		return -1;
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	eth = data;
+	if ((void *)(eth + 1) > data_end)
+		return -1;	/* cannot happen: the helper made it linear */
+	eth->h_proto = l3proto;
+	return 0;
 }
 
 #include "route_tc_fast.h"
@@ -691,7 +726,7 @@ int xf_route_tc(struct __sk_buff *skb)
 {
 	struct xf_rt_md md;
 	void *data, *data_end;
-	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0, linear, need;
+	__u32 reason, slot = XF_RT_SLOT_NONE, cookie = 0, linear, need, l2 = ETH_HLEN;
 	int trace = 0, neigh = 0;
 	__s64 diff;
 #if XF_RT_TC_FAST
@@ -736,6 +771,11 @@ int xf_route_tc(struct __sk_buff *skb)
 		reason = XF_RR_NOT_IN_SET;
 		goto out;
 	}
+	/* A layer 3 device's packet starts at its IP header; route get's
+	 * run gives every ingress an Ethernet frame. */
+	md.l3proto = skb->protocol;
+	if ((md.cfl & XF_RTIF_L3) && !trace)
+		l2 = 0;
 
 	/* Headers in paged data (GRO from page-based drivers): make what the
 	 * decision reads linear, and no more. */
@@ -744,7 +784,7 @@ int xf_route_tc(struct __sk_buff *skb)
 	linear = data_end - data;
 	if (md.len > linear) {
 		/* Not all linear: only then can there be more to pull. */
-		need = xf_tc_need(data, data_end);
+		need = xf_tc_need(data, data_end, l2, md.l3proto);
 		if (need > linear) {
 			bpf_skb_pull_data(skb, need < md.len ? need : md.len);
 			data = (void *)(long)skb->data;
@@ -752,7 +792,7 @@ int xf_route_tc(struct __sk_buff *skb)
 		}
 	}
 
-	reason = xf_rt_decide(skb, data, data_end, &md, XF_RT_TC);
+	reason = xf_rt_decide(skb, data, data_end, l2, &md, XF_RT_TC);
 	if (reason == XF_RR_NO_NEIGH && (md.cfl & XF_RTIF_NEIGH)) {
 		neigh = 1;
 		reason = XF_RR_FORWARDED;
@@ -776,15 +816,22 @@ int xf_route_tc(struct __sk_buff *skb)
 		}
 		skb->priority = md.vprio;
 	}
-	if (!XF_BENCH_ON(WRITE))
-		goto peer;
-	if (md.len > ETH_HLEN + md.l3len) {
-		if (bpf_skb_change_tail(skb, ETH_HLEN + md.l3len, 0)) {
+	if (XF_BENCH_ON(WRITE) && md.len > l2 + md.l3len) {
+		if (bpf_skb_change_tail(skb, l2 + md.l3len, 0)) {
 			reason = XF_RR_BAD_LEN;
 			goto out;
 		}
 		md.tflags |= XF_RTT_TRIM;
 	}
+	/* After the trim, which the kernel makes too: a push that fails
+	 * leaves the packet as ip_rcv() would. Counted as it came, without
+	 * the header pushed here. */
+	if (!l2 && xf_tc_push_eth(skb, md.l3proto)) {
+		reason = XF_RR_BAD_LEN;
+		goto out;
+	}
+	if (!XF_BENCH_ON(WRITE))
+		goto peer;
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
 	diff = xf_rt_rewrite(data, data_end, &md.fib, !neigh);

@@ -82,6 +82,7 @@ struct xf_rt_md {
 	__u16 mac[3];			/* ingress address (XDP) */
 	__u16 peer_mac[3];		/* tc: egress peer's address */
 	__u8 pkt_type;			/* tc: skb->pkt_type */
+	__be16 l3proto;			/* tc, XF_RTIF_L3: skb->protocol */
 	__u8 tos;			/* IPv4 TOS, for skb->priority */
 	__u32 vprio;			/* tc, vlan: skb->priority for IPv6 */
 #if XF_KCTX

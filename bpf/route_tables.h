@@ -61,15 +61,15 @@ static __always_inline int xf_rt_src4_has(const struct xf_route_src4 *h, __be32 
 /* The destination is one of this namespace's own addresses, as far as the
  * hint knows (IPv4 in the kctx build: xf_rt_src4's buckets; otherwise
  * xf_rt_local): the FIB lookup would say "not forwarded". Read from the
- * frame, for IPv4 before its header is checked: whatever the header
+ * IP header at l3, for IPv4 before it is checked: whatever the header
  * holds, such a packet is passed, and passing is exact (xfwd_bpf.h). */
-static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
+static __always_inline int xf_rt_is_local(void *l3, void *data_end, int v4)
 {
 	struct xf_route_local *l;
 	__u32 key;
 
 	if (v4) {
-		struct iphdr *iph = data + ETH_HLEN;
+		struct iphdr *iph = l3;
 
 		if ((void *)(iph + 1) > data_end)
 			return 0;
@@ -87,7 +87,7 @@ static __always_inline int xf_rt_is_local(void *data, void *data_end, int v4)
 		return l && l->v4 && l->v4 == iph->daddr;
 #endif
 	} else {
-		struct ipv6hdr *ip6h = data + ETH_HLEN;
+		struct ipv6hdr *ip6h = l3;
 		const __u32 *d = ip6h->daddr.in6_u.u6_addr32;
 
 		if ((void *)(ip6h + 1) > data_end)

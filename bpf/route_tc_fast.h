@@ -249,7 +249,9 @@ static __always_inline int xf_rt_tc_fast(struct __sk_buff *skb, long *verdict)
 	net = xf_kctx_net(skb, 0);
 	if (!tagged) {
 		cfg = xf_rt_cfg(iif);
-		if (!cfg)
+		/* A layer 3 device's packet has no Ethernet header: the
+		 * general path parses it. */
+		if (!cfg || (cfg->flags & XF_RTIF_L3))
 			return 0;
 		return xf_rt_tc_fast_fam(skb, verdict, proto, net, iif, cfg, 0, 0);
 	}

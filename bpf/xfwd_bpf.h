@@ -128,6 +128,13 @@ struct xf_route_stat {
 /* Takes XDP redirects of multi-buffer frames (NDO_XMIT_SG): a frame over a
  * page, as at MTU 9000, that hook xdp sends elsewhere is passed. */
 #define XF_RTIF_XMIT_SG (1U << 11)
+/* A layer 3 device (ipip, sit, GRE, ip6tnl, WireGuard, tun): no Ethernet
+ * header, its packets start at their IP header (skb->protocol says which).
+ * hook tc only: the program parses them from there and pushes an Ethernet
+ * header only on a packet it forwards; redirected into such a device, the
+ * header is taken off again by the kernel (__bpf_redirect_no_mac()). Never
+ * an XDP egress: userspace keeps it out of xf_tx_ports. */
+#define XF_RTIF_L3 (1U << 12)
 
 /* xf_rt_ifcfg: HASH, key = ifindex (__u32). Written before the program is
  * attached to the interface, deleted after it is detached. */

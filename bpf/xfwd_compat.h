@@ -22,6 +22,12 @@
 #define BPF_F_EGRESS (1U << 1)
 #endif
 
+/* ip6gre's link type: glibc's net/if_arp.h lacks it, and linux/if_arp.h
+ * clashes with net/if.h. */
+#ifndef ARPHRD_IP6GRE
+#define ARPHRD_IP6GRE 823
+#endif
+
 /* Since 6.3: netdev xdp_features (netdev genetlink family). */
 #ifndef NETDEV_XDP_ACT_NDO_XMIT
 #define NETDEV_XDP_ACT_BASIC 1

@@ -122,6 +122,7 @@ static int link_parse(const struct nlmsghdr *nlh, struct xf_link *l)
 	memset(l, 0, sizeof(*l));
 	l->ifindex = ifm->ifi_index;
 	l->flags = ifm->ifi_flags;
+	l->type = ifm->ifi_type;
 	l->link_netnsid = -1;
 	mnl_attr_for_each(a, nlh, sizeof(*ifm)) {
 		switch (mnl_attr_get_type(a)) {

@@ -24,6 +24,7 @@ struct xf_link {
 	char name[IF_NAMESIZE];
 	char kind[16];		/* IFLA_INFO_KIND: "veth", "netkit", "" */
 	unsigned int flags;	/* IFF_* */
+	uint16_t type;		/* ifi_type: ARPHRD_* */
 	uint32_t mtu;
 	uint8_t addr[6];
 	uint8_t addr_len;

@@ -47,6 +47,7 @@ teardown() {
 	[[ -z ${CAP_PID:-} ]] || kill "$CAP_PID" 2>/dev/null || true
 	xr route detach all >/dev/null 2>&1 || true
 	ip -n "$XF_NS_R1" link del veth1.100 2>/dev/null || true
+	ip -n "$XF_NS_R1" link del tun0 2>/dev/null || true
 	# What detach all leaves (pins outlive the namespace, run state
 	# stays in /run) fails the test.
 	left_behind "$PIN_DIR" "/run/xfwd/${PIN_DIR##*/}"
@@ -133,4 +134,28 @@ vlan_corpus() {
 # bats test_tags=guest
 @test "hook xdp, a VLAN device in the set: the tagged frames too, byte for byte" {
 	vlan_corpus xdp
+}
+
+# A layer 3 device's packets start at their IP header: the corpus's IP
+# packets, without their Ethernet headers, arrive on r1's tun device as a
+# tunnel's decapsulated packets do, h1's addresses routed back through it.
+# What the kernel forwards to h2 (and what r1 answers there) is the
+# reference; hook tc with tun0 in the set must give the same bytes, having
+# forwarded at least the controls and the end marker itself.
+@test "hook tc, a layer 3 device in the set: the corpus's IP packets through tun, byte for byte" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	local ref
+	ip -n "$XF_NS_R1" tuntap add dev tun0 mode tun
+	ip -n "$XF_NS_R1" link set tun0 up
+	ip -n "$XF_NS_R1" route add "$XF_H1_IP4/32" dev tun0
+	ip -n "$XF_NS_R1" -6 route add "$XF_H1_IP6/128" dev tun0
+	export HOSTILE_TUN=tun0
+	send_corpus kernel_tun
+	assert_equal "$FWD $PASSED" "0 0"
+	ref=$SENT
+	run -0 xr route attach dev tun0 dev veth2 hook tc
+	send_corpus tc_tun
+	assert_equal "$SENT" "$ref"
+	same_as_kernel_as kernel_tun tc_tun
+	((FWD >= $(count fast) + 1)) || fail "forwarded $FWD < $(count fast) + 1"
 }

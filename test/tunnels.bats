@@ -3,10 +3,11 @@
 # xfwd route with a tunnel as a member (issue 45): r1 reaches h2 through a
 # tunnel over their veth pair, tn0 at both ends (198.18.3.0/24,
 # 2001:2:0:3::/64), and h2 routes h1's prefixes back into it, so that both
-# directions cross the tunnel. An Ethernet tunnel (VXLAN, gretap) is a
-# member on hook tc; a layer 3 one (GRE, ipip) is refused. This machine's
-# kernel has VXLAN but no GRE or ipip: the guests test those (test/vm/run
-# loads vxlan, ip_gre and ipip).
+# directions cross the tunnel. An Ethernet tunnel (VXLAN, gretap) and a
+# point-to-point layer 3 one (GRE, ipip, tun: no Ethernet header) are
+# members on hook tc; hook xdp refuses the layer 3 ones. This machine's
+# kernel has VXLAN and tun but no GRE or ipip: the guests test those
+# (test/vm/run loads vxlan, ip_gre and ipip).
 bats_require_minimum_version 1.8.2
 # bats file_tags=root
 
@@ -41,9 +42,14 @@ tunnel() {
 	done
 	ip -n "$XF_NS_R1" addr add "$TN_R1_IP4/24" dev tn0
 	ip -n "$XF_NS_H2" addr add "$TN_H2_IP4/24" dev tn0
+	ip -n "$XF_NS_H2" route add "${XF_H1_IP4%.*}.0/24" via "$TN_R1_IP4"
+	# ipip carries IPv4 alone.
+	if [[ $kind == ipip ]]; then
+		wait_until 10 ping4 1 "$TN_H2_IP4" -q
+		return
+	fi
 	ip -n "$XF_NS_R1" addr add "$TN_R1_IP6/64" dev tn0 nodad
 	ip -n "$XF_NS_H2" addr add "$TN_H2_IP6/64" dev tn0 nodad
-	ip -n "$XF_NS_H2" route add "${XF_H1_IP4%.*}.0/24" via "$TN_R1_IP4"
 	ip -n "$XF_NS_H2" -6 route add "${XF_H1_IP6%::*}::/64" via "$TN_R1_IP6"
 	wait_until 10 tn_reach
 }
@@ -63,14 +69,34 @@ tn_reach() {
 	ping4 1 "$TN_H2_IP4" -q >/dev/null && ping6 1 "$TN_H2_IP6" -q >/dev/null
 }
 
-# tn_fast: 10 pings of each family from h1 to h2 through tn0, all
-# answered, with veth1 and tn0 the set on hook tc: each way on the fast
-# path, the kernel's forwarding flat but for the neighbours' upkeep.
+# tn_fast [WHY]: 10 pings of each family from h1 to h2 through tn0, all
+# answered, with veth1 and tn0 the set on hook tc (hook auto's reason WHY):
+# each way on the fast path, the kernel's forwarding flat but for the
+# neighbours' upkeep.
 tn_fast() {
 	run -0 xr route attach dev veth1 dev tn0
-	assert_equal "$(xr -j route show dev tn0 | jq -c '.interfaces[0] | [.hook, .why]')" \
-		'["tc","auto: the driver has no native XDP"]'
+	assert_equal "$(xr -j route show dev tn0 | jq -r '.interfaces[0] | "\(.hook) \(.why)"')" \
+		"tc ${1:-auto: the driver has no native XDP}"
 	fast_pings "$TN_H2_IP4" "$TN_H2_IP6" veth1 tn0
+}
+
+L3_WHY="auto: a layer 3 device (no Ethernet header), which XDP cannot take"
+
+# l3_refused DEV KIND: hook xdp (and lookup flowtable, which is XDP, where
+# the kernel has it) will not take the layer 3 device DEV, naming it;
+# nothing changed.
+l3_refused() {
+	local how hows=("hook xdp")
+	kernel_lacks xdp_flowtable || hows+=("lookup flowtable")
+	for how in "${hows[@]}"; do
+		# shellcheck disable=SC2086 # two words
+		run -1 --separate-stderr xr route attach dev veth1 dev "$1" $how
+		assert_equal "$stderr" "Error: $1 is a layer 3 device ($2, no Ethernet header), which XDP cannot take; use hook tc."
+	done
+	run -0 xr -j route show
+	assert_output '{"interfaces":[]}'
+	run -0 no_hooks "$1"
+	run -0 no_hooks veth1
 }
 
 # bats test_tags=guest
@@ -100,20 +126,97 @@ tn_fast() {
 }
 
 # bats test_tags=guest
-@test "tunnels: GRE and ipip (no Ethernet header) are refused on both hooks, naming the kind; nothing changed" {
-	local kind hook hooks=(xdp)
+@test "tunnels hook tc: a GRE device (layer 3) is a member, both families both ways on the fast path; hook xdp refused" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	need_gre
+	tunnel gre
+	l3_refused tn0 gre
+	tn_fast "$L3_WHY"
+}
+
+# bats test_tags=guest
+@test "tunnels hook tc: an ipip device (layer 3) is a member, both ways on the fast path; hook xdp refused" {
+	local before
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	need_gre
+	tunnel ipip
+	l3_refused tn0 ipip
+	run -0 xr route attach dev veth1 dev tn0
+	before=$(kfwd_mark veth1 tn0)
+	run -0 ping4 10 "$TN_H2_IP4" -q
+	assert_output --partial "10 packets transmitted, 10 received"
+	assert_equal "$(ctr veth1 forwarded)" 10
+	assert_equal "$(ctr tn0 forwarded)" 10
+	kfwd_is "$before" 0 veth1 tn0
+}
+
+# A tunnel without a fixed remote sends where the route or the neighbour
+# entry says (NBMA GRE builds its outer header from the entry): a redirect
+# carries neither.
+# bats test_tags=guest
+@test "tunnels: a layer 3 tunnel that is not point-to-point (GRE without a remote) is refused on both hooks, naming it; nothing changed" {
+	local hook hooks=(xdp)
 	need_gre
 	kernel_lacks tcx || hooks+=(tc)
-	for kind in gre ipip; do
-		ip -n "$XF_NS_R1" link add "t$kind" type "$kind" local "$XF_R1_IP4B" remote "$XF_H2_IP4"
-		ip -n "$XF_NS_R1" link set "t$kind" up
-		for hook in "${hooks[@]}"; do
-			run -1 --separate-stderr xr route attach dev veth1 dev "t$kind" hook "$hook"
-			assert_equal "$stderr" "Error: t$kind is a layer 3 device ($kind, no Ethernet header), which the fast path does not parse; leave it to the kernel."
-		done
-		run -0 xr -j route show
-		assert_output '{"interfaces":[]}'
-		run -0 no_hooks "t$kind"
-		run -0 no_hooks veth1
+	ip -n "$XF_NS_R1" link add tnbma type gre local "$XF_R1_IP4B"
+	ip -n "$XF_NS_R1" link set tnbma up
+	for hook in "${hooks[@]}"; do
+		run -1 --separate-stderr xr route attach dev veth1 dev tnbma hook "$hook"
+		assert_equal "$stderr" "Error: tnbma is a layer 3 device (gre, link type 778) that is not point-to-point; only a tunnel with a fixed remote, WireGuard or tun can be a member: leave it to the kernel."
 	done
+	run -0 xr -j route show
+	assert_output '{"interfaces":[]}'
+	run -0 no_hooks tnbma
+	run -0 no_hooks veth1
+}
+
+TUNPEER="$BATS_TEST_DIRNAME/fixtures/tunpeer.py"
+TP_IP4=198.18.5.1 TP_IP6=2001:2:0:5::1
+
+# tun_peer COUNT: COUNT echo requests of each family from the host behind
+# r1's tun0 (test/fixtures/tunpeer.py) to h2; prints "ipv4 N ipv6 M", the
+# replies that came back through tun0.
+tun_peer() {
+	in_r1 /usr/bin/python3 "$TUNPEER" tun0 "$TP_IP4" "$XF_H2_IP4" "$TP_IP6" "$XF_H2_IP6" "$1"
+}
+
+tun_reach() {
+	[[ $(tun_peer 1) == "ipv4 1 ipv6 1" ]]
+}
+
+# A tun device is what a VPN daemon reads and writes: its packets start at
+# the IP header, as a GRE or WireGuard device's do, and this machine has
+# it. The replies go back into it: both ways, a layer 3 device.
+@test "tunnels hook tc: a tun device (layer 3) is a member, both families both ways on the fast path, counted without an Ethernet header; hook xdp refused" {
+	local before nn
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	ip -n "$XF_NS_R1" tuntap add dev tun0 mode tun
+	ip -n "$XF_NS_R1" link set tun0 up
+	ip -n "$XF_NS_R1" route add "$TP_IP4/32" dev tun0
+	ip -n "$XF_NS_R1" -6 route add "$TP_IP6/128" dev tun0
+	# The kernel alone answers all.
+	wait_until 10 tun_reach
+	run -0 tun_peer 10
+	assert_output "ipv4 10 ipv6 10"
+	l3_refused tun0 tun
+	run -0 xr route attach dev tun0 dev veth2
+	assert_equal "$(xr -j route show dev tun0 | jq -r '.interfaces[0] | "\(.hook) \(.why)"')" \
+		"tc $L3_WHY"
+	before=$(kfwd_mark tun0 veth2)
+	run -0 tun_peer 10
+	assert_output "ipv4 10 ipv6 10"
+	assert_equal "$(ctr tun0 forwarded)" 20
+	# tun's carrier comes and goes with its reader, and the kernel
+	# flushes the device's neighbour entries with it: the first reply of
+	# each family finds none (no_neigh), and the kernel's forwarding
+	# makes it. Nothing else is passed.
+	nn=$(ctr veth2 no_neigh)
+	((nn <= 2)) || fail "no_neigh $nn"
+	assert_equal "$(ctr veth2 forwarded)" $((20 - nn))
+	kfwd_is "$before" "$nn" tun0 veth2
+	# As they came: IP and ICMP, 56 bytes of data.
+	assert_equal "$(ctr tun0 forwarded_bytes)" $((10 * 84 + 10 * 104))
+	# route get from the tun device reads the same decision.
+	run -0 xr -j route get "$XF_H2_IP4" from "$TP_IP4" iif tun0
+	assert_equal "$(jq -r '"\(.reason) \(.oif)"' <<<"$output")" "forwarded veth2"
 }

@@ -194,7 +194,8 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		    (o->nf_bypass ? XF_RTIF_NF_BYPASS : 0) |
 		    (o->qdisc_bypass ? XF_RTIF_QDISC_BYPASS : 0) |
 		    (d->carrier != d->l.ifindex ? XF_RTIF_VLAN : 0) |
-		    rt_xdp_xmit_flags(tx, xf_xdp_features_reported());
+		    (d->l.addr_len != ETH_ALEN ? XF_RTIF_L3 : 0);
+	cfg.flags |= rt_xdp_xmit_flags(tx, cfg.flags, xf_xdp_features_reported());
 	rt_family_flags(&cfg.flags);
 	memcpy(cfg.mac, d->l.addr, sizeof(cfg.mac));
 	/* rt_resolve() found no link pin: an entry already there is the
@@ -321,6 +322,33 @@ static void rt_resolve_shared(struct rt_dev *d, const struct rt_dev *prev, int n
 	}
 }
 
+/* ipip, sit, GRE, ip6tnl, WireGuard, tun: the packet starts at its IP
+ * header. hook tc parses it from there (XF_RTIF_L3); an XDP frame is an
+ * Ethernet one. */
+static int rt_check_l3(const struct rt_dev *d, const struct xf_route_attach_opts *o)
+{
+	const char *kind = d->l.kind[0] ? d->l.kind : "no link kind";
+
+	if (!rt_l3_dev(&d->l)) {
+		fprintf(stderr, "Error: %s is a layer 3 device (%s, link type %u) that is not "
+			"point-to-point; only a tunnel with a fixed remote, WireGuard or tun can "
+			"be a member: leave it to the kernel.\n", d->name, kind, d->l.type);
+		return -EOPNOTSUPP;
+	}
+	if (o->hook == XF_HOOK_XDP || o->flowtable) {
+		fprintf(stderr, "Error: %s is a layer 3 device (%s, no Ethernet header), which "
+			"XDP cannot take; use hook tc.\n", d->name, kind);
+		return -EOPNOTSUPP;
+	}
+	if (!xf_tcx_available(d->l.ifindex)) {
+		fprintf(stderr, "Error: %s is a layer 3 device (%s), which only hook tc takes, "
+			"and hook tc needs tcx (Linux 6.6 or later), which this kernel lacks.\n",
+			d->name, kind);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_attach_opts *o,
 		      const struct rt_dev *prev, int nprev)
 {
@@ -341,13 +369,10 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	err = rt_check_port(nl, d);
 	if (err)
 		return err;
-	/* ipip, sit, GRE, WireGuard, tun: the packet starts at its IP
-	 * header, which the program would read as an Ethernet one. */
 	if (d->l.addr_len != ETH_ALEN) {
-		fprintf(stderr, "Error: %s is a layer 3 device (%s, no Ethernet header), "
-			"which the fast path does not parse; leave it to the kernel.\n",
-			d->name, d->l.kind[0] ? d->l.kind : "no link kind");
-		return -EOPNOTSUPP;
+		err = rt_check_l3(d, o);
+		if (err)
+			return err;
 	}
 	d->hook = o->hook;
 	d->carrier = d->l.ifindex;
@@ -363,7 +388,7 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	if (d->shared && d->hook == XF_HOOK_AUTO)
 		d->hook = d->shared_xdp ? XF_HOOK_XDP : XF_HOOK_TC;
 	else if (d->hook == XF_HOOK_AUTO)
-		rt_hook_why(d->l.kind, features, &d->hook);
+		rt_hook_why(&d->l, features, &d->hook);
 	/* lookup flowtable: XDP only (see xf_route_attach). */
 	if (o->flowtable && d->hook == XF_HOOK_TC)
 		d->hook = XF_HOOK_XDP;

@@ -102,9 +102,10 @@ uint64_t rt_xdp_features(int ifindex);
 /* XF_RTIF_XDP_XMIT and XF_RTIF_XMIT_SG for the frames redirected by XDP into
  * ifindex that are delivered, not dropped: single-buffer ones, and
  * multi-buffer ones; reported is xf_xdp_features_reported(). */
-uint32_t rt_xdp_xmit_flags(int ifindex, bool reported);
+uint32_t rt_xdp_xmit_flags(int ifindex, uint32_t cfl, bool reported);
+bool rt_l3_dev(const struct xf_link *l);
 /* The hook "auto" picks for a device of this kind and XDP features, and why. */
-const char *rt_hook_why(const char *kind, uint64_t features, enum xf_hook *hook);
+const char *rt_hook_why(const struct xf_link *l, uint64_t features, enum xf_hook *hook);
 
 /* flowtable.c: lookup flowtable's check. */
 /* lookup flowtable: refuse (Error line, -EOPNOTSUPP) where the kernel

@@ -51,7 +51,7 @@ int rt_refresh(struct xf_inst *in)
 			       XF_RTIF_RP_LOOSE | XF_RTIF_SRC_ANY);
 		/* A VLAN device's frames leave on its parent (vlan.c). */
 		tx = rt_xdp_target(key, &cfg.flags);
-		cfg.flags |= rt_xdp_xmit_flags(tx, reported);
+		cfg.flags |= rt_xdp_xmit_flags(tx, cfg.flags, reported);
 		rt_family_flags(&cfg.flags);
 		rt_fast_peer(&fast, key, &cfg);
 		if (rt_ifcfg_put(in, key, &cfg, BPF_EXIST))

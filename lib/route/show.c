@@ -102,7 +102,7 @@ static void rt_describe(struct xf_nl *nl, struct xf_inst *in, int ifindex,
 		struct bpf_xdp_query_opts q = { .sz = sizeof(q) };
 
 		bpf_xdp_query(ifindex, 0, &q);
-		ri->why = rt_hook_why(l.kind, q.feature_flags, &h);
+		ri->why = rt_hook_why(&l, q.feature_flags, &h);
 		/* A VLAN device or its parent took the hook of the link
 		 * they share, or there was no tcx. */
 		if (h != ri->hook)

@@ -75,16 +75,18 @@ l2_reasons() {
 		echo "vlan 0 not_ip 0 other_host 0"
 }
 
-# fwd_pass: "FORWARDED PASSED" on r1's veth1 (0 0 when not attached).
+# fwd_pass: "FORWARDED PASSED" on r1's ingress, veth1 or HOSTILE_TUN (0 0
+# when not attached).
 fwd_pass() {
-	xr -j route show dev veth1 2>/dev/null |
+	xr -j route show dev "${HOSTILE_TUN:-veth1}" 2>/dev/null |
 		jq 2>/dev/null -er '.interfaces[0] |
 			([.pass_reasons[] | select(.reason == "neigh_upkeep") | .packets] | add // 0) as $u |
 			"\(.forwarded + $u) \([.pass_reasons[].packets] | add // 0 | . - $u)"' ||
 		echo "0 0"
 }
 
-# send_corpus NAME: the corpus from h1 with whatever r1 runs now; h2's
+# send_corpus NAME: the corpus from h1 (or, with HOSTILE_TUN set, its IP
+# packets into r1's tun device of that name) with whatever r1 runs now; h2's
 # capture into $BATS_FILE_TMPDIR/NAME.{fwd,own}, the fast path's counter
 # deltas into FWD and PASSED, and of the pass reasons the Ethernet header
 # decides into L2 ("vlan N not_ip N other_host N").
@@ -97,16 +99,22 @@ send_corpus() {
 	wait_until 5 test -e "$dir/$name.ready"
 	before=$(fwd_pass)
 	read -ra l2b <<<"$(l2_reasons)"
-	run -0 ip netns exec "$XF_NS_H1" /usr/bin/python3 "$XF_CORPUS_PY" \
-		send veth0 "$CORPUS"
-	SENT=$output
-	# h1 could not send the frames the veth refuses (over r1's MTU), and
-	# only those; a NIC puts them on the wire (HOSTILE_NIC: hostile_topo
-	# nic), and r1's receive decides.
-	local wire
-	wire=$(count wire)
-	[[ -z ${HOSTILE_NIC:-} ]] || wire=0
-	assert_output "sent $(($(wc -l <"$CORPUS") - wire)) failed $wire"
+	if [[ -n ${HOSTILE_TUN:-} ]]; then
+		run -0 ip netns exec "$XF_NS_R1" /usr/bin/python3 "$XF_CORPUS_PY" \
+			sendtun "$HOSTILE_TUN" "$CORPUS"
+		SENT=$output
+	else
+		run -0 ip netns exec "$XF_NS_H1" /usr/bin/python3 "$XF_CORPUS_PY" \
+			send veth0 "$CORPUS"
+		SENT=$output
+		# h1 could not send the frames the veth refuses (over r1's
+		# MTU), and only those; a NIC puts them on the wire
+		# (HOSTILE_NIC: hostile_topo nic), and r1's receive decides.
+		local wire
+		wire=$(count wire)
+		[[ -z ${HOSTILE_NIC:-} ]] || wire=0
+		assert_output "sent $(($(wc -l <"$CORPUS") - wire)) failed $wire"
+	fi
 	rc=0
 	wait "$CAP_PID" || rc=$?
 	CAP_PID=
