@@ -6,8 +6,8 @@
 # directions cross the tunnel. An Ethernet tunnel (VXLAN, gretap) and a
 # point-to-point layer 3 one (GRE, ipip, tun: no Ethernet header) are
 # members on hook tc; hook xdp refuses the layer 3 ones. This machine's
-# kernel has VXLAN and tun but no GRE or ipip: the guests test those
-# (test/vm/run loads vxlan, ip_gre and ipip).
+# kernel has VXLAN and tun but no GRE, ipip or WireGuard: the guests test
+# those (test/vm/run loads vxlan, ip_gre, ipip and wireguard).
 bats_require_minimum_version 1.8.2
 # bats file_tags=root
 
@@ -33,11 +33,16 @@ TN_R1_IP6=2001:2:0:3::fe TN_H2_IP6=2001:2:0:3::1
 # with h2's way back to h1 through it; waits until h1 reaches h2 through it.
 tunnel() {
 	local kind=$1 ns lo re args
+	if [[ $kind == wireguard ]]; then
+		wg_pair
+	fi
 	for ns in "$XF_NS_R1:$XF_R1_IP4B:$XF_H2_IP4" "$XF_NS_H2:$XF_H2_IP4:$XF_R1_IP4B"; do
 		IFS=: read -r ns lo re <<<"$ns"
-		args=(local "$lo" remote "$re")
-		[[ $kind != vxlan ]] || args+=(id 42 dstport 4789 dev "$(tn_underlay "$ns")")
-		ip -n "$ns" link add tn0 type "$kind" "${args[@]}"
+		if [[ $kind != wireguard ]]; then
+			args=(local "$lo" remote "$re")
+			[[ $kind != vxlan ]] || args+=(id 42 dstport 4789 dev "$(tn_underlay "$ns")")
+			ip -n "$ns" link add tn0 type "$kind" "${args[@]}"
+		fi
 		ip -n "$ns" link set tn0 up
 	done
 	ip -n "$XF_NS_R1" addr add "$TN_R1_IP4/24" dev tn0
@@ -54,13 +59,30 @@ tunnel() {
 	wait_until 10 tn_reach
 }
 
-# tn_underlay NS: the device under the tunnel in NS (r1's veth2, h2's veth0).
+# wg_pair: tn0 a WireGuard device in r1 and in h2, each the other's only
+# peer (keys from wg genkey) at its veth address, UDP port 51820, every
+# address allowed through it.
+wg_pair() {
+	local d=$BATS_TEST_TMPDIR ns peer ep
+	wg genkey >"$d/r1.key"
+	wg genkey >"$d/h2.key"
+	wg pubkey <"$d/r1.key" >"$d/r1.pub"
+	wg pubkey <"$d/h2.key" >"$d/h2.pub"
+	for ns in "$XF_NS_R1:r1:h2:$XF_H2_IP4" "$XF_NS_H2:h2:r1:$XF_R1_IP4B"; do
+		IFS=: read -r ns me peer ep <<<"$ns"
+		ip -n "$ns" link add tn0 type wireguard
+		ip netns exec "$ns" wg set tn0 private-key "$d/$me.key" listen-port 51820 \
+			peer "$(cat "$d/$peer.pub")" endpoint "$ep:51820" allowed-ips 0.0.0.0/0,::/0
+	done
+}
+
 need_gre() {
 	if kernel_lacks gre; then
 		skip "this kernel has no GRE or ipip (modules ip_gre, ipip): the guests test them"
 	fi
 }
 
+# tn_underlay NS: the device under the tunnel in NS (r1's veth2, h2's veth0).
 tn_underlay() {
 	[[ $1 == "$XF_NS_R1" ]] && echo veth2 || echo veth0
 }
@@ -148,6 +170,15 @@ l3_refused() {
 	assert_equal "$(ctr veth1 forwarded)" 10
 	assert_equal "$(ctr tn0 forwarded)" 10
 	kfwd_is "$before" 0 veth1 tn0
+}
+
+# bats test_tags=guest
+@test "tunnels hook tc: a WireGuard device (layer 3) is a member, both families both ways on the fast path; hook xdp refused" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	if kernel_lacks wireguard; then skip "this kernel has no WireGuard (module wireguard): the 7.2 guest tests it"; fi
+	tunnel wireguard
+	l3_refused tn0 wireguard
+	tn_fast "$L3_WHY"
 }
 
 # A tunnel without a fixed remote sends where the route or the neighbour
