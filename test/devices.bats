@@ -140,19 +140,22 @@ macvlan_h2() {
 }
 
 # A layer 3 device (tun here; ipip, sit, GRE and WireGuard alike) hands
-# the program a packet that starts at its IP header.
-@test "devices: a layer 3 device (tun) is refused, nothing changed" {
+# the program a packet that starts at its IP header: hook tc parses it
+# from there (test/tunnels.bats), hook xdp cannot take it, and without tcx
+# (Linux 6.1) hook auto has nothing to pick.
+@test "devices: a layer 3 device (tun) is refused on hook xdp, and where there is no tcx on hook auto, naming why; nothing changed" {
 	ip -n "$XF_NS_R1" tuntap add dev tn0 mode tun
 	ip -n "$XF_NS_R1" link set tn0 up
 	run -1 --separate-stderr xr route attach dev veth2 dev tn0 hook xdp
-	assert_equal "$stderr" "Error: tn0 is a layer 3 device (tun, no Ethernet header), which the fast path does not parse; leave it to the kernel."
-	if ! kernel_lacks tcx; then
-		run -1 --separate-stderr xr route attach dev tn0 hook tc
-		assert_equal "$stderr" "Error: tn0 is a layer 3 device (tun, no Ethernet header), which the fast path does not parse; leave it to the kernel."
+	assert_equal "$stderr" "Error: tn0 is a layer 3 device (tun, no Ethernet header), which XDP cannot take; use hook tc."
+	if kernel_lacks tcx; then
+		run -1 --separate-stderr xr route attach dev veth2 dev tn0
+		assert_equal "$stderr" "Error: tn0 is a layer 3 device (tun), which only hook tc takes, and hook tc needs tcx (Linux 6.6 or later), which this kernel lacks."
 	fi
 	run -0 xr -j route show
 	assert_output '{"interfaces":[]}'
 	run -0 no_hooks tn0
+	run -0 no_hooks veth2
 }
 
 # bats test_tags=guest
