@@ -7,7 +7,7 @@
 # point-to-point layer 3 one (GRE, ipip, tun: no Ethernet header) are
 # members on hook tc; hook xdp refuses the layer 3 ones. This machine's
 # kernel has VXLAN and tun but no GRE, ipip or WireGuard: the guests test
-# those (test/vm/run loads vxlan, ip_gre, ipip and wireguard).
+# those (test/vm/run loads vxlan, ip_gre, ip6_gre, ipip and wireguard).
 bats_require_minimum_version 1.8.2
 # bats file_tags=root
 
@@ -32,12 +32,15 @@ TN_R1_IP6=2001:2:0:3::fe TN_H2_IP6=2001:2:0:3::1
 # tunnel KIND: tn0 of KIND in r1 and h2 over their veth pair, addressed,
 # with h2's way back to h1 through it; waits until h1 reaches h2 through it.
 tunnel() {
-	local kind=$1 ns lo re args
+	local kind=$1 ns lo re lo6 re6 args
 	if [[ $kind == wireguard ]]; then
 		wg_pair
 	fi
-	for ns in "$XF_NS_R1:$XF_R1_IP4B:$XF_H2_IP4" "$XF_NS_H2:$XF_H2_IP4:$XF_R1_IP4B"; do
-		IFS=: read -r ns lo re <<<"$ns"
+	for ns in "$XF_NS_R1 $XF_R1_IP4B $XF_H2_IP4 $XF_R1_IP6B $XF_H2_IP6" \
+		  "$XF_NS_H2 $XF_H2_IP4 $XF_R1_IP4B $XF_H2_IP6 $XF_R1_IP6B"; do
+		read -r ns lo re lo6 re6 <<<"$ns"
+		# ip6gre runs over IPv6.
+		[[ $kind != ip6gre ]] || { lo=$lo6 re=$re6; }
 		if [[ $kind != wireguard ]]; then
 			args=(local "$lo" remote "$re")
 			[[ $kind != vxlan ]] || args+=(id 42 dstport 4789 dev "$(tn_underlay "$ns")")
@@ -78,7 +81,7 @@ wg_pair() {
 
 need_gre() {
 	if kernel_lacks gre; then
-		skip "this kernel has no GRE or ipip (modules ip_gre, ipip): the guests test them"
+		skip "this kernel has no GRE or ipip (modules ip_gre, ip6_gre, ipip): the guests test them"
 	fi
 }
 
@@ -153,6 +156,15 @@ l3_refused() {
 	need_gre
 	tunnel gre
 	l3_refused tn0 gre
+	tn_fast "$L3_WHY"
+}
+
+# bats test_tags=guest
+@test "tunnels hook tc: an ip6gre device (layer 3, over IPv6) is a member, both families both ways on the fast path; hook xdp refused" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	need_gre
+	tunnel ip6gre
+	l3_refused tn0 ip6gre
 	tn_fast "$L3_WHY"
 }
 
