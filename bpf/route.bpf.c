@@ -776,6 +776,10 @@ int xf_route_tc(struct __sk_buff *skb)
 	md.l3proto = skb->protocol;
 	if ((md.cfl & XF_RTIF_L3) && !trace)
 		l2 = 0;
+	/* Every later test reads l2 itself: had the compiler tested the
+	 * flags again, a verifier that does not link the two (Linux 6.1)
+	 * would walk into Ethernet reads on the layer 3 path. */
+	barrier_var(l2);
 
 	/* Headers in paged data (GRO from page-based drivers): make what the
 	 * decision reads linear, and no more. */
