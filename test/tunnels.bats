@@ -4,10 +4,11 @@
 # tunnel over their veth pair, tn0 at both ends (198.18.3.0/24,
 # 2001:2:0:3::/64), and h2 routes h1's prefixes back into it, so that both
 # directions cross the tunnel. An Ethernet tunnel (VXLAN, gretap) and a
-# point-to-point layer 3 one (GRE, ipip, tun: no Ethernet header) are
-# members on hook tc; hook xdp refuses the layer 3 ones. This machine's
-# kernel has VXLAN and tun but no GRE, ipip or WireGuard: the guests test
-# those (test/vm/run loads vxlan, ip_gre, ip6_gre, ipip and wireguard).
+# point-to-point layer 3 one (GRE, ipip, sit, ip6tnl, WireGuard, tun: no
+# Ethernet header) are members on hook tc; hook xdp refuses the layer 3
+# ones. This machine's kernel has VXLAN and tun but no GRE, ipip, sit,
+# ip6tnl or WireGuard: the guests test those (test/vm/run loads vxlan,
+# ip_gre, ip6_gre, ipip, sit, ip6_tunnel and wireguard).
 bats_require_minimum_version 1.8.2
 # bats file_tags=root
 
@@ -32,34 +33,39 @@ TN_R1_IP6=2001:2:0:3::fe TN_H2_IP6=2001:2:0:3::1
 # tunnel KIND: tn0 of KIND in r1 and h2 over their veth pair, addressed,
 # with h2's way back to h1 through it; waits until h1 reaches h2 through it.
 tunnel() {
-	local kind=$1 ns lo re lo6 re6 args
+	local kind=$1 ns lo re lo6 re6 args fams
 	if [[ $kind == wireguard ]]; then
 		wg_pair
 	fi
 	for ns in "$XF_NS_R1 $XF_R1_IP4B $XF_H2_IP4 $XF_R1_IP6B $XF_H2_IP6" \
 		  "$XF_NS_H2 $XF_H2_IP4 $XF_R1_IP4B $XF_H2_IP6 $XF_R1_IP6B"; do
 		read -r ns lo re lo6 re6 <<<"$ns"
-		# ip6gre runs over IPv6.
-		[[ $kind != ip6gre ]] || { lo=$lo6 re=$re6; }
+		# ip6gre and ip6tnl run over IPv6.
+		[[ $kind != ip6gre && $kind != ip6tnl ]] || { lo=$lo6 re=$re6; }
 		if [[ $kind != wireguard ]]; then
 			args=(local "$lo" remote "$re")
 			[[ $kind != vxlan ]] || args+=(id 42 dstport 4789 dev "$(tn_underlay "$ns")")
+			# ip6tnl carries IPv6 alone unless told both.
+			[[ $kind != ip6tnl ]] || args+=(mode any)
 			ip -n "$ns" link add tn0 type "$kind" "${args[@]}"
 		fi
 		ip -n "$ns" link set tn0 up
 	done
-	ip -n "$XF_NS_R1" addr add "$TN_R1_IP4/24" dev tn0
-	ip -n "$XF_NS_H2" addr add "$TN_H2_IP4/24" dev tn0
-	ip -n "$XF_NS_H2" route add "${XF_H1_IP4%.*}.0/24" via "$TN_R1_IP4"
-	# ipip carries IPv4 alone.
-	if [[ $kind == ipip ]]; then
-		wait_until 10 ping4 1 "$TN_H2_IP4" -q
-		return
+	# ipip carries IPv4 alone, sit IPv6 alone.
+	fams=46
+	[[ $kind != ipip ]] || fams=4
+	[[ $kind != sit ]] || fams=6
+	if [[ $fams == *4* ]]; then
+		ip -n "$XF_NS_R1" addr add "$TN_R1_IP4/24" dev tn0
+		ip -n "$XF_NS_H2" addr add "$TN_H2_IP4/24" dev tn0
+		ip -n "$XF_NS_H2" route add "${XF_H1_IP4%.*}.0/24" via "$TN_R1_IP4"
 	fi
-	ip -n "$XF_NS_R1" addr add "$TN_R1_IP6/64" dev tn0 nodad
-	ip -n "$XF_NS_H2" addr add "$TN_H2_IP6/64" dev tn0 nodad
-	ip -n "$XF_NS_H2" -6 route add "${XF_H1_IP6%::*}::/64" via "$TN_R1_IP6"
-	wait_until 10 tn_reach
+	if [[ $fams == *6* ]]; then
+		ip -n "$XF_NS_R1" addr add "$TN_R1_IP6/64" dev tn0 nodad
+		ip -n "$XF_NS_H2" addr add "$TN_H2_IP6/64" dev tn0 nodad
+		ip -n "$XF_NS_H2" -6 route add "${XF_H1_IP6%::*}::/64" via "$TN_R1_IP6"
+	fi
+	wait_until 10 tn_reach "$fams"
 }
 
 # wg_pair: tn0 a WireGuard device in r1 and in h2, each the other's only
@@ -79,9 +85,11 @@ wg_pair() {
 	done
 }
 
+# need_gre: the IP tunnels (GRE, ipip, sit, ip6tnl), which the kernels
+# tested have or lack together: kernel_lacks names them gre.
 need_gre() {
 	if kernel_lacks gre; then
-		skip "this kernel has no GRE or ipip (modules ip_gre, ip6_gre, ipip): the guests test them"
+		skip "this kernel has no GRE, ipip, sit or ip6tnl (modules ip_gre, ip6_gre, ipip, sit, ip6_tunnel): the guests test them"
 	fi
 }
 
@@ -90,8 +98,11 @@ tn_underlay() {
 	[[ $1 == "$XF_NS_R1" ]] && echo veth2 || echo veth0
 }
 
+# tn_reach FAMILIES: h1 reaches h2 through tn0 in each of FAMILIES (4, 6
+# or 46).
 tn_reach() {
-	ping4 1 "$TN_H2_IP4" -q >/dev/null && ping6 1 "$TN_H2_IP6" -q >/dev/null
+	[[ $1 != *4* ]] || ping4 1 "$TN_H2_IP4" -q >/dev/null || return
+	[[ $1 != *6* ]] || ping6 1 "$TN_H2_IP6" -q >/dev/null
 }
 
 # tn_fast [WHY]: 10 pings of each family from h1 to h2 through tn0, all
@@ -176,6 +187,25 @@ l3_refused() {
 	l3_refused tn0 ipip
 	run -0 xr route attach dev veth1 dev tn0
 	fast_pings "$TN_H2_IP4" - veth1 tn0
+}
+
+# bats test_tags=guest
+@test "tunnels hook tc: a sit device (layer 3, IPv6 over IPv4) is a member, both ways on the fast path; hook xdp refused" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	need_gre
+	tunnel sit
+	l3_refused tn0 sit
+	run -0 xr route attach dev veth1 dev tn0
+	fast_pings - "$TN_H2_IP6" veth1 tn0
+}
+
+# bats test_tags=guest
+@test "tunnels hook tc: an ip6tnl device (layer 3, over IPv6) is a member, both families both ways on the fast path; hook xdp refused" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	need_gre
+	tunnel ip6tnl
+	l3_refused tn0 ip6tnl
+	tn_fast "$L3_WHY"
 }
 
 # bats test_tags=guest
