@@ -179,24 +179,29 @@ l3_refused() {
 	tn_fast "$L3_WHY"
 }
 
-# bats test_tags=guest
-@test "tunnels hook tc: an ipip device (layer 3) is a member, both ways on the fast path; hook xdp refused" {
+# tn_one KIND FAMILY: a KIND tunnel, which carries one family (4 or 6),
+# refused on hook xdp; on hook tc both ways on the fast path.
+tn_one() {
 	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
 	need_gre
-	tunnel ipip
-	l3_refused tn0 ipip
+	tunnel "$1"
+	l3_refused tn0 "$1"
 	run -0 xr route attach dev veth1 dev tn0
-	fast_pings "$TN_H2_IP4" - veth1 tn0
+	if [[ $2 == 4 ]]; then
+		fast_pings "$TN_H2_IP4" - veth1 tn0
+	else
+		fast_pings - "$TN_H2_IP6" veth1 tn0
+	fi
+}
+
+# bats test_tags=guest
+@test "tunnels hook tc: an ipip device (layer 3) is a member, both ways on the fast path; hook xdp refused" {
+	tn_one ipip 4
 }
 
 # bats test_tags=guest
 @test "tunnels hook tc: a sit device (layer 3, IPv6 over IPv4) is a member, both ways on the fast path; hook xdp refused" {
-	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
-	need_gre
-	tunnel sit
-	l3_refused tn0 sit
-	run -0 xr route attach dev veth1 dev tn0
-	fast_pings - "$TN_H2_IP6" veth1 tn0
+	tn_one sit 6
 }
 
 # bats test_tags=guest
