@@ -65,6 +65,7 @@ struct in_device___xf {
 
 struct net_device___xf {
 	struct in_device___xf *ip_ptr;	/* NULL: no IPv4 on it */
+	void *rx_handler_data;		/* a bond's slave: its struct slave */
 	void *vlan_info;		/* struct vlan_info___xf, 802.1Q */
 	unsigned int flags;
 	int ifindex;
@@ -93,6 +94,17 @@ struct vlan_group___xf {
 
 struct vlan_info___xf {
 	struct vlan_group___xf grp;
+} __attribute__((preserve_access_index));
+
+/* struct slave and struct bonding are bonding.ko's own, found in the
+ * module's BTF when it is loaded as the program is (route_kctx.h). */
+struct bonding___xf {
+	struct net_device___xf *dev;
+} __attribute__((preserve_access_index));
+
+struct slave___xf {
+	struct bonding___xf *bond;
+	__u8 inactive:1;		/* bond_is_slave_inactive() */
 } __attribute__((preserve_access_index));
 
 /* route_flow.bpf.c: nf_flow_table's entry, as bpf_xdp_flow_lookup()

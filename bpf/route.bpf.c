@@ -138,6 +138,22 @@ static __always_inline int xf_rt_ingress(struct xf_rt_md *md, __u32 *slot)
 	return 1;
 }
 
+#if XF_KCTX
+/* hook xdp on a slave of a member bond (XF_RTIF_SLAVE in xfwd_bpf.h):
+ * md->iif becomes the bond, and XF_RR_FORWARDED says that the bond takes
+ * the frame as its own (xf_kctx_slave()), else why not. On any other
+ * device XF_RR_FORWARDED, md->iif as it was. */
+static __always_inline __u32 xf_rt_slave_in(void *ctx, struct xf_rt_md *md)
+{
+	struct xf_route_ifcfg *cfg = xf_rt_cfg(md->iif);
+
+	if (!cfg || !(cfg->flags & XF_RTIF_SLAVE))
+		return XF_RR_FORWARDED;
+	md->iif = cfg->master;
+	return xf_kctx_slave(ctx, cfg->master);
+}
+#endif
+
 static __always_inline __u32 xf_rt_egress_reason(__u32 oif, int xdp)
 {
 	struct xf_route_ifcfg *ocfg = xf_rt_cfg(oif);
@@ -571,6 +587,12 @@ int xf_route_xdp(struct xdp_md *ctx)
 	md.tflags = XF_RTT_XDP;
 #if XF_KCTX
 	md.net = xf_kctx_net(ctx, 1);
+	/* On a bond's slave the frame is the bond's, if the bond takes it. */
+	reason = xf_rt_slave_in(ctx, &md);
+	if (reason != XF_RR_FORWARDED) {
+		xf_rt_ingress(&md, &slot);
+		goto out;
+	}
 #endif
 
 	/* A tag in the frame (route_vlan.h): the decision runs on the frame

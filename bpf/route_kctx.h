@@ -128,6 +128,41 @@ static __always_inline int xf_kctx_quick_check(struct net___xf *net)
 	return 1;
 }
 
+#define XF_IFF_SLAVE 0x800		/* uapi IFF_SLAVE: a bond's slave */
+
+/* hook xdp on a bond's slave (XF_RTIF_SLAVE): what bond_handle_frame()
+ * does with the frame. XF_RR_FORWARDED when the device the frame arrived
+ * on is still a slave of the bond master and active, so that the bond
+ * takes the frame as its own; XF_RR_BOND_INACTIVE when it is inactive
+ * (active-backup's backup, an 802.3ad port outside the active
+ * aggregator): the bond hands the frame on to nothing that routes
+ * (RX_HANDLER_EXACT), and the kernel drops it; XF_RR_BOND_LEFT when it is
+ * no slave of master any more; XF_RR_BOND_UNREAD without bonding's BTF
+ * at load. Read at every frame: a failover takes the next one. */
+static __always_inline __u32 xf_kctx_slave(void *ctx, __u32 master)
+{
+	struct net_device___xf *dev = xf_kctx_dev(ctx, 1), *m;
+	struct slave___xf *sl;
+	__u64 bond = 0, mdev = 0;
+
+	if (!bpf_core_type_exists(struct slave___xf) ||
+	    !bpf_core_type_exists(struct bonding___xf))
+		return XF_RR_BOND_UNREAD;
+	/* Only bonding sets IFF_SLAVE, with its struct slave as the
+	 * device's rx_handler_data. */
+	if (!(dev->flags & XF_IFF_SLAVE))
+		return XF_RR_BOND_LEFT;
+	sl = dev->rx_handler_data;
+	if (!sl || bpf_core_read(&bond, sizeof(bond), &sl->bond) || !bond ||
+	    bpf_core_read(&mdev, sizeof(mdev), &((struct bonding___xf *)bond)->dev) || !mdev)
+		return XF_RR_BOND_UNREAD;
+	m = bpf_rdonly_cast((void *)mdev, bpf_core_type_id_kernel(struct net_device___xf));
+	if (m->ifindex != (int)master)
+		return XF_RR_BOND_LEFT;
+	return BPF_CORE_READ_BITFIELD_PROBED(sl, inactive) ? XF_RR_BOND_INACTIVE :
+							      XF_RR_FORWARDED;
+}
+
 /* Whether ip_forward() (ip6_forward()) would ask xfrm about a forwarded
  * packet with any chance of an answer other than "go on": the namespace
  * has a policy of direction fwd (checked on input) or out (the route

@@ -69,7 +69,11 @@
 	X(VLAN_QOS, "vlan_qos")		/* xdp: egress priority not mapped */	\
 	X(XFRM, "xfrm")			/* IPsec policies or states (XF_KCTX) */ \
 	X(NEIGH_UPKEEP, "neigh_upkeep")	/* the neighbour's periodic use */ \
-	X(NO_XMIT_SG, "no_xmit_sg")	/* multi-buffer: egress lacks SG xmit */
+	X(NO_XMIT_SG, "no_xmit_sg")	/* multi-buffer: egress lacks SG xmit */ \
+	/* hook xdp mode native on a bond: its slaves run it (XF_RTIF_SLAVE) */ \
+	X(BOND_INACTIVE, "bond_inactive") /* an inactive slave: the bond drops */ \
+	X(BOND_LEFT, "bond_left")	/* no longer a slave of that bond */	\
+	X(BOND_UNREAD, "bond_unread")	/* the slave's state cannot be read */
 
 #define XF_RR_ENUM_(id, name) XF_RR_##id,
 enum xf_route_reason {
@@ -135,6 +139,15 @@ struct xf_route_stat {
  * header is taken off again by the kernel (__bpf_redirect_no_mac()). Never
  * an XDP egress: userspace keeps it out of xf_tx_ports. */
 #define XF_RTIF_L3 (1U << 12)
+/* Not a member: a slave of a member bond on hook xdp mode native. A bond
+ * hands its XDP program to its slaves, where it runs with the slave's
+ * ifindex, before the bond's receive handler (bond_handle_frame()). The
+ * entry holds the bond's ifindex (master) and counter slot, no other flag;
+ * the program takes the frame as the bond's when the slave is still that
+ * bond's and active (route_kctx.h), and counts it there either way.
+ * Written by rt_refresh() alone (lib/route/bond.c), in the XF_KCTX build
+ * only: the other one cannot read a slave's state. */
+#define XF_RTIF_SLAVE (1U << 13)
 
 /* xf_rt_ifcfg: HASH, key = ifindex (__u32). Written before the program is
  * attached to the interface, deleted after it is detached. */
@@ -143,8 +156,13 @@ struct xf_route_ifcfg {
 	__u32 slot;		/* counter slot, < XF_RT_MAX_IF, unique */
 	__u8 mac[6];		/* the interface's address (XDP: PACKET_HOST) */
 	__u8 pad[2];
-	__u8 peer_mac[6];	/* XF_RTIF_PEER: the peer's own address */
-	__u8 pad2[2];
+	union {
+		struct {
+			__u8 peer_mac[6];	/* XF_RTIF_PEER: the peer's own address */
+			__u8 pad2[2];
+		};
+		__u32 master;	/* XF_RTIF_SLAVE (never an egress): the bond */
+	};
 };
 
 /*

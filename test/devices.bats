@@ -107,6 +107,67 @@ fast_both() {
 	generic_pings "$XF_H2_IP4" m0 veth2
 }
 
+# bridge_rule RULE UNRULE: with m0 a bridge of veth1, h1's way in; RULE (run
+# in r1 by eval) is a port rule that stops h1's frames before the bridge
+# hands them up to m0, and UNRULE takes it back. With the kernel alone and
+# then with m0 and veth2 on hook tc, no echo of five reaches h2, and the
+# program on m0 sees none of them; taken back, h1 reaches h2 again, on the
+# fast path. The bridge device is the member: it runs after the port's
+# rules, as the kernel's forwarding does.
+bridge_rule() {
+	local pass base seen
+	warm_up
+	for pass in kernel fast; do
+		[[ $pass == kernel ]] || run -0 xr route attach dev m0 dev veth2 hook tc
+		base=$(kstat "$XF_NS_H2" IcmpInEchos)
+		eval "$1"
+		# From here on h1's frames (its neighbour probes too) stop.
+		[[ $pass == kernel ]] || seen=$(m0_seen)
+		run -1 ping4 5 "$XF_H2_IP4" -q
+		assert_output --partial "5 packets transmitted, 0 received"
+		assert_equal "$(kstat "$XF_NS_H2" IcmpInEchos)" "$base"
+		[[ $pass == kernel ]] || assert_equal "$(m0_seen)" "$seen"
+		eval "$2"
+		wait_until 10 m0_ready
+	done
+	# r1's entry for h2, unused while h1 was stopped, confirmed first.
+	in_r1 ping -c 1 -W 1 -q "$XF_H2_IP4" >/dev/null
+	fast_pings "$XF_H2_IP4" - m0 veth2
+}
+
+# m0_seen: every packet the program on m0 has counted, forwarded or not.
+m0_seen() {
+	xr -j route show dev m0 | jq '.interfaces[0] | .forwarded + ([.pass_reasons[].packets] | add // 0)'
+}
+
+@test "devices hook tc: a bridge port's state (disabled) stops h1 before the bridge device, with the kernel alone and with the fast path alike" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	master bridge
+	bridge_rule "in_r1 bridge link set dev veth1 state 0" \
+		"in_r1 bridge link set dev veth1 state 3"
+}
+
+# bats test_tags=guest
+@test "devices hook tc: a bridge's VLAN filtering (no PVID on the port) stops h1's untagged frames before the bridge device, with the kernel alone and with the fast path alike" {
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	ip -n "$XF_NS_R1" link add m1 type bridge vlan_filtering 1 2>/dev/null ||
+		skip "this kernel's bridge has no VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING): the guests test it"
+	ip -n "$XF_NS_R1" link del m1
+	master bridge vlan_filtering 1
+	bridge_rule "in_r1 bridge vlan del dev veth1 vid 1" \
+		"in_r1 bridge vlan add dev veth1 vid 1 pvid untagged"
+}
+
+@test "devices hook tc: a locked bridge port stops h1 until its address is in the FDB, with the kernel alone and with the fast path alike" {
+	local h1mac
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	h1mac=$(mac "$XF_NS_H1" veth0)
+	master bridge
+	bridge_rule "in_r1 bridge link set dev veth1 locked on
+		in_r1 bridge fdb del $h1mac dev veth1 master" \
+		"in_r1 bridge fdb add $h1mac dev veth1 master static"
+}
+
 # macvlan_h2: r1's addresses toward h2 move from veth2 to mv0, a macvlan
 # on it (mode bridge), so that r1 talks to h2 through mv0. veth2 keeps
 # the frames for its own MAC, and answers no ARP for mv0's address
@@ -158,19 +219,148 @@ macvlan_h2() {
 	run -0 no_hooks veth2
 }
 
+# A broadcast bond runs no XDP program natively (bond_xdp_check()): it
+# reports no native XDP.
 # bats test_tags=guest
-@test "devices: a bond's slave is refused, naming the bond; hook xdp on the bond is refused; nothing changed" {
+@test "devices: a bond's slave is refused, naming the bond; mode native on a bond that cannot run it is refused, naming why; nothing changed" {
+	local why="which it reports it cannot do (its mode or transmit hash policy, or a slave without native XDP)"
 	need_bond
-	master bond mode balance-xor
+	xdp_ready
+	master bond mode broadcast
 	refused_port "a slave of bond"
-	run -1 --separate-stderr xr route attach dev m0 dev veth2 hook xdp
-	if kernel_lacks tcx; then
-		assert_equal "$stderr" "Error: m0 is a bond, whose XDP program runs on its slaves with their own ifindex, outside the set; hook tc, which runs on the bond itself, needs tcx (Linux 6.6 or later)."
-	else
-		assert_equal "$stderr" "Error: m0 is a bond, whose XDP program runs on its slaves with their own ifindex, outside the set; use hook tc, which runs on the bond itself."
-	fi
+	run -1 --separate-stderr xr route attach dev m0 dev veth2 hook xdp mode native
+	! kernel_lacks xdp_features || why="which needs the kernel to report XDP features (Linux 6.3)"
+	assert_equal "$stderr" "Error: mode native on bond m0 runs the program on its slaves, $why; use mode generic, which runs on the bond itself."
 	run -0 xr -j route show
 	assert_output '{"interfaces":[]}'
+	run -0 no_hooks m0
+	run -0 no_hooks veth1
+}
+
+# bond_xdp MODE: m0 a balance-xor bond of veth1 on hook xdp in MODE (with
+# veth2), both families both ways on the fast path. What goes into m0 is a
+# redirect to the bond, whose ndo_xdp_xmit picks the slave (veth1, which
+# takes XDP frames: h1's veth0 has GRO on). Generic runs on the bond
+# itself, native on its slave, counted as the bond's.
+bond_xdp() {
+	xdp_ready
+	master bond mode balance-xor
+	warm_up
+	run -0 xr route attach dev m0 dev veth2 hook xdp mode "$1"
+	assert_equal "$(xr -j route show dev m0 | jq -c '.interfaces[0] | [.hook, .mode]')" \
+		"[\"xdp\",\"$1\"]"
+	fast_pings "$XF_H2_IP4" "$XF_H2_IP6" m0 veth2
+}
+
+# bats test_tags=guest
+@test "devices hook xdp mode generic: a balance-xor bond runs on itself and forwards both ways on the fast path, both families" {
+	need_bond
+	bond_xdp generic
+	run -0 no_hooks veth1
+}
+
+# need_bond_native: the kernel lets hook xdp run natively on a bond's
+# slaves (XDP features, 6.3) and the program read their state (kern_ctx).
+need_bond_native() {
+	need_bond
+	if kernel_lacks xdp_features || kernel_lacks kern_ctx; then
+		skip "mode native on a bond needs XDP features (6.3) and kern_ctx (6.2)"
+	fi
+}
+
+# bats test_tags=guest
+@test "devices hook xdp mode native: a balance-xor bond runs on its slave, counted as the bond's, and forwards both ways on the fast path, both families" {
+	need_bond_native
+	bond_xdp native
+}
+
+# backup_pair: r1's bond m0 (active-backup) gets a second slave, veth1b,
+# the backup, on a new pair to h1 (veth0b, GRO on), which sends through
+# it: the bond drops what its backup receives.
+backup_pair() {
+	ip -n "$XF_NS_H1" link add veth0b type veth peer name veth1b netns "$XF_NS_R1"
+	in_h1 ethtool -K veth0b gro on tx off txvlan off tx-vlan-stag-hw-insert off >/dev/null
+	ip -n "$XF_NS_H1" link set veth0b up
+	ip -n "$XF_NS_R1" link set veth1b master m0
+	ip -n "$XF_NS_R1" link set veth1b up
+	wait_until 10 up_in "$XF_NS_R1" veth1b
+}
+
+# active_is SLAVE: m0's active slave is SLAVE.
+active_is() {
+	[[ $(ip -n "$XF_NS_R1" -d -j link show dev m0 |
+		jq -r '.[0].linkinfo.info_data.active_slave') == "$1" ]]
+}
+
+# up_in NS DEV: DEV's carrier is up.
+up_in() {
+	[[ $(ip -n "$1" -j link show dev "$2" | jq -r '.[0].operstate') == UP ]]
+}
+
+# echoes_via N: N echo requests from h1 through veth0b, as frames for
+# m0's MAC; how many reached h2.
+echoes_via() {
+	local base
+	base=$(kstat "$XF_NS_H2" IcmpInEchos)
+	in_h1 /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/frames.py" veth0b \
+		"$(mac "$XF_NS_R1" m0)" "$XF_H1_IP4" "$XF_H2_IP4" "$XF_H1_IP6" "$XF_H2_IP6" "$1" echo4
+	echo $(($(kstat "$XF_NS_H2" IcmpInEchos) - base))
+}
+
+# The bond's own choice, read at each frame: the backup's frames are
+# passed (bond_inactive) and dropped by the kernel, as with the kernel
+# alone; after a failover (veth1 down) the same frames are the bond's and
+# forward on the fast path, with no command run.
+# bats test_tags=guest
+@test "devices hook xdp mode native: an active-backup bond: its backup's frames are passed and dropped as by the kernel; after a failover under the program they forward" {
+	local before
+	need_bond_native
+	xdp_ready
+	master bond mode active-backup miimon 10 primary_reselect always
+	backup_pair
+	ip -n "$XF_NS_R1" link set m0 type bond primary veth1
+	wait_until 10 active_is veth1
+	warm_up
+	assert_equal "$(echoes_via 10)" 0
+	run -0 xr route attach dev m0 dev veth2 hook xdp mode native
+	assert_equal "$(xr -j route show dev m0 | jq -r '.interfaces[0].mode')" native
+	before=$(ctr m0 bond_inactive)
+	assert_equal "$(echoes_via 10)" 0
+	# The ten, and any chatter of h1's on that link.
+	(($(ctr m0 bond_inactive) >= before + 10)) || fail "bond_inactive: $(ctr m0 bond_inactive)"
+	assert_equal "$(ctr m0 forwarded)" 0
+	ip -n "$XF_NS_R1" link set veth1 down
+	wait_until 10 active_is veth1b
+	before=$(ctr m0 bond_inactive)
+	assert_equal "$(echoes_via 10)" 10
+	assert_equal "$(ctr m0 forwarded)" 10
+	assert_equal "$(ctr m0 bond_inactive)" "$before"
+}
+
+# A slave added after the attach runs the bond's program at once, outside
+# the set until route refresh gives it an entry: passed (not_in_set, in
+# route show's row "*"), then forwarded.
+# bats test_tags=guest
+@test "devices hook xdp mode native: a slave added to the bond is passed until route refresh, then forwards" {
+	need_bond_native
+	xdp_ready
+	master bond mode balance-xor
+	warm_up
+	run -0 xr route attach dev m0 dev veth2 hook xdp mode native
+	backup_pair
+	assert_equal "$(echoes_via 5)" 5
+	(($(outside_ctr not_in_set) >= 5)) || fail "not_in_set: $(outside_ctr not_in_set)"
+	assert_equal "$(ctr m0 forwarded)" 0
+	run -0 xr route refresh
+	assert_equal "$(echoes_via 5)" 5
+	assert_equal "$(ctr m0 forwarded)" 5
+}
+
+# outside_ctr REASON: route show's row "*" (frames on devices outside the
+# set), its packets passed for REASON.
+outside_ctr() {
+	xr -j route show | jq --arg r "$1" '[.interfaces[] | select(.dev == "*") |
+		.pass_reasons[] | select(.reason == $r) | .packets] | add // 0'
 }
 
 # bats test_tags=guest
@@ -180,5 +370,20 @@ macvlan_h2() {
 	master bond mode balance-xor
 	fast_both ""
 	run -0 xr -j route show dev m0
-	assert_equal "$(jq -r '.interfaces[0].why' <<<"$output")" "auto: a bond, whose XDP would run on its slaves"
+	assert_equal "$(jq -r '.interfaces[0].why' <<<"$output")" "auto: a bond, on which XDP runs in generic mode only"
+}
+
+# What hook xdp sends into a bond leaves through a slave, past the slave's
+# queueing: a qdisc there is refused as the bond's own would be.
+# bats test_tags=guest
+@test "devices hook xdp: a bond whose slave has a tbf qdisc is refused as an egress, naming the slave's qdisc; nothing changed" {
+	need_bond
+	xdp_ready
+	master bond mode balance-xor
+	in_r1 tc qdisc add dev veth1 root tbf rate 10mbit burst 16kb latency 50ms
+	run -1 --separate-stderr xr route attach dev m0 dev veth2 hook xdp
+	assert_regex "$stderr" '^Error: hook xdp would bypass egress queueing: qdisc tbf [0-9a-f]+: root on veth1; use hook tc'
+	run -0 xr -j route show
+	assert_output '{"interfaces":[]}'
+	run -0 no_hooks m0 veth1 veth2
 }

@@ -37,7 +37,8 @@ teardown() {
 # nic_bond2 [MODE]: h2's link to r1 is a bond (balance-xor unless MODE)
 # of hubs 1 and 2 on each end: r1 bond0 (nic2, nic4) -- h2 bond0 (nic3,
 # nic5). 802.3ad aggregates only full-duplex ports of a known speed,
-# which virtio-net reports once told.
+# which virtio-net reports once told. active-backup prefers hub 2 (nic4,
+# nic5), which nic_failover takes down.
 nic_bond2() {
 	local ns d mode=${1:-balance-xor} opts=()
 	[[ $mode != 802.3ad ]] || opts=(lacp_rate fast)
@@ -55,6 +56,8 @@ nic_bond2() {
 			ip netns exec "${ns%%:*}" ethtool -s "$d" speed 10000 duplex full
 			ip -n "${ns%%:*}" link set "$d" master bond0
 		done
+		[[ $mode != active-backup ]] ||
+			ip -n "${ns%%:*}" link set bond0 type bond primary "${ns##* }"
 		ip -n "${ns%%:*}" link set bond0 up
 	done
 	nic_addrs "$XF_NS_R1" bond0 "$XF_R1_IP4B" "$XF_R1_IP6B"
@@ -109,6 +112,40 @@ nic_reach() {
 	fast_pings "$XF_H2_IP4" "$XF_H2_IP6" nic1 nic2
 }
 
+# Jumbo frames on virtio-net in mode native: XDP attaches at MTU 9000
+# (xf_route_xdp is xdp.frags; virtio-net's mergeable receive buffers take
+# multi-buffer XDP). A 9000-byte frame arrives in several buffers; where
+# the egress NIC cannot send such a frame from XDP (no NDO_XMIT_SG among
+# its XDP features) it is passed (no_xmit_sg) and the kernel forwards it
+# whole, else the fast path does.
+# bats test_tags=guest
+@test "nic hook xdp mode native: virtio-net at MTU 9000 takes the program; 9000-byte pings forward, on the fast path where the egress sends multi-buffer XDP frames, else passed as no_xmit_sg" {
+	local d before sg
+	need_nics
+	if kernel_lacks xdp_features; then skip "mode native needs XDP features (6.3)"; fi
+	nic_side1
+	nic_side2
+	for d in "$XF_NS_H1:nic0" "$XF_NS_R1:nic1" "$XF_NS_R1:nic2" "$XF_NS_H2:nic3"; do
+		ip -n "${d%%:*}" link set dev "${d##*:}" mtu 9000
+	done
+	wait_until 10 nic_reach
+	run -0 xr route attach dev nic1 dev nic2 hook xdp mode native
+	fast_pings "$XF_H2_IP4" "$XF_H2_IP6" nic1 nic2
+	sg=$(xr -j feature | jq -r '.interfaces[] | select(.dev == "nic2") | .xdp_features')
+	echo "# nic2's XDP features: $sg" >&3
+	before=$(kfwd_mark nic1 nic2)
+	run -0 ping4 3 "$XF_H2_IP4" -s 8972 -M do -q
+	assert_output --partial "3 packets transmitted, 3 received"
+	if [[ $sg == *ndo_xmit_sg* ]]; then
+		assert_equal "$(ctr nic1 forwarded)" 23
+		kfwd_is "$before" 0 nic1 nic2
+	else
+		assert_equal "$(ctr nic1 no_xmit_sg)" 3
+		assert_equal "$(ctr nic2 no_xmit_sg)" 3
+		kfwd_is "$before" 6 nic1 nic2
+	fi
+}
+
 # bats test_tags=guest
 @test "nic hook tc: both families both ways between virtio-net NICs on the fast path" {
 	need_nics
@@ -144,17 +181,21 @@ nic_reach() {
 	echo "# nic1: $(ctr nic1 fast) forwarded, $(ctr nic1 no_xmit) no_xmit" >&3
 }
 
-# nic_failover MODE: the bonds of nic_bond2 MODE, h1 on hub 0; 200 echo
-# requests at 100 a second, the bonds' hub-2 slaves taken down at both
-# ends a second in, with the kernel alone and then on the fast path of
-# hook tc. Until the bond sees a slave down (miimon 10 ms, later when the
-# guest is busy) it sends on it, and loses what it sends: with the kernel
-# alone as with the fast path, a number that depends on timing (0 to 13 of
-# 200 either way in seven runs, 10 more on the fast path in one beside a
-# full make check). The fast path may answer up to 20 fewer (0.2 s of this
-# traffic), and forwards the rest.
+# nic_failover MODE [HOOK]: the bonds of nic_bond2 MODE, h1 on hub 0; 200
+# echo requests at 100 a second, the bonds' hub-2 slaves taken down at
+# both ends a second in, with the kernel alone and then on the fast path
+# of HOOK (tc unless given). Until the bond sees a slave down (miimon 10
+# ms, later when the guest is busy) it sends on it, and loses what it
+# sends: with the kernel alone as with the fast path, a number that
+# depends on timing (0 to 13 of 200 either way in seven runs, 10 more on
+# the fast path in one beside a full make check). The fast path may answer
+# up to 20 fewer (0.2 s of this traffic), and forwards the rest.
+# On hook xdp (mode auto) the bond runs natively on its slaves, which
+# then take XDP frames too: both ways on the fast path. Before Linux 6.3
+# (no XDP features) it runs generic on the bond itself, as nic1 does, and
+# generic redirects reach any device: both ways too.
 nic_failover() {
-	local got=() base pass
+	local got=() base pass hook=${2:-tc} mode=native
 	nic_side1
 	nic_bond2 "$1"
 	nic_ready "$1"
@@ -163,7 +204,11 @@ nic_failover() {
 			ip -n "$XF_NS_R1" link set nic4 up
 			ip -n "$XF_NS_H2" link set nic5 up
 			nic_ready "$1"
-			run -0 xr route attach dev nic1 dev bond0 hook tc
+			run -0 xr route attach dev nic1 dev bond0 hook "$hook"
+			if [[ $hook == xdp ]]; then
+				! kernel_lacks xdp_features || mode=generic
+				assert_equal "$(xr -j route show dev bond0 | jq -r '.interfaces[0].mode')" "$mode"
+			fi
 			fast_pings "$XF_H2_IP4" "$XF_H2_IP6" nic1 bond0
 		fi
 		base=$(kstat "$XF_NS_H2" IcmpInEchos)
@@ -176,7 +221,7 @@ nic_failover() {
 		BG_PID=
 		got+=("$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$BATS_TEST_TMPDIR/$pass")")
 	done
-	echo "# $1, answered of 200: kernel ${got[0]}, fast path ${got[1]}" >&3
+	echo "# $1 on hook $hook, answered of 200: kernel ${got[0]}, fast path ${got[1]}" >&3
 	((got[0] >= 150 && got[1] >= got[0] - 20)) ||
 		fail "the fast path had ${got[1]} of 200 answered, the kernel ${got[0]}"
 	# After the event too, on the fast path: its 20 before, and most of
@@ -207,6 +252,26 @@ nic_ready() {
 	need_nics
 	if kernel_lacks tcx; then skip "a bond is a member on hook tc only, which needs tcx"; fi
 	nic_failover 802.3ad
+}
+
+# bats test_tags=guest
+@test "nic: a balance-xor bond of two virtio-net NICs on hook xdp (natively on its slaves, where it can) forwards both ways; a slave taken down under traffic loses no more than the kernel does" {
+	need_nics
+	nic_failover balance-xor xdp
+}
+
+# In make check-kernels only, as on hook tc.
+@test "nic: an 802.3ad bond (LACP) of two virtio-net NICs on hook xdp (natively on its slaves, where it can) forwards both ways; a slave taken down under traffic loses no more than the kernel does" {
+	need_nics
+	nic_failover 802.3ad xdp
+}
+
+# active-backup: what the backup receives is the bond's to drop; the
+# program reads which slave is active at each frame. In make
+# check-kernels only.
+@test "nic: an active-backup bond of two virtio-net NICs on hook xdp (natively on its slaves, where it can) forwards both ways; the backup taken over under traffic loses no more than the kernel does" {
+	need_nics
+	nic_failover active-backup xdp
 }
 
 # A bond takes XDP frames (its own ndo_xdp_xmit picks the slave) only

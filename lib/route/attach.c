@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
@@ -44,6 +45,42 @@ struct rt_dev {
 	uint32_t xdp_flags;
 	bool cfg_done, tx_done, chain_done, link_done;
 };
+
+/* A bond hands a native XDP program to its slaves, where it runs with the
+ * slave's ifindex before the bond's receive handler: the program takes a
+ * frame as the bond's when the slave is the bond's and active, read at the
+ * frame (route_kctx.h, XF_RTIF_SLAVE). Generic mode runs on the bond itself,
+ * after the handler. NULL when d's bond can run natively, else why not
+ * (the end of an Error line). */
+static const char *rt_bond_why_not(const struct rt_dev *d, uint64_t features,
+				   const struct xf_route_attach_opts *o)
+{
+	struct xf_probe p;
+	struct btf *b;
+	bool known;
+
+	if (!xf_xdp_features_reported())
+		return "which needs the kernel to report XDP features (Linux 6.3)";
+	if (d->l.vlan.is)
+		return "where the program reads no VLAN tag";
+	if (o->flowtable)
+		return "where lookup flowtable does not run";
+	if (!(features & NETDEV_XDP_ACT_BASIC))
+		return "which it reports it cannot do (its mode or transmit hash policy, or a "
+		       "slave without native XDP)";
+	xf_probe_kern_ctx(&p);
+	if (!p.yes)
+		return "where this kernel's build of the program cannot read whether a slave "
+		       "is active (that needs bpf_cast_to_kern_ctx(), Linux 6.2, and CAP_PERFMON)";
+	/* struct slave: bonding.ko's BTF, or the kernel's with bonding built in. */
+	if (!access("/sys/kernel/btf/bonding", F_OK))
+		return NULL;
+	b = btf__load_vmlinux_btf();
+	known = b && btf__find_by_name_kind(b, "slave", BTF_KIND_STRUCT) > 0;
+	btf__free(b);
+	return known ? NULL : "where the program cannot read whether a slave is active "
+			      "(the kernel has no BTF for bonding)";
+}
 
 /* An XDP or tc program that someone else attached: refuse to touch it. */
 static int rt_check_foreign(struct xf_nl *nl, const struct rt_dev *d)
@@ -416,9 +453,24 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 	d->xdp_flags = 0;
 	if (d->hook == XF_HOOK_XDP) {
 		enum xf_xdp_attach m = o->mode;
+		const char *bond = NULL;
 
+		if (!strcmp(d->cl.kind, "bond"))
+			bond = rt_bond_why_not(d, features, o);
+		if (bond && d->shared && d->cl.xdp.drv_id) {
+			fprintf(stderr, "Error: bond %s runs the program natively on its slaves, "
+				"%s; detach it, and attach it in mode generic.\n", d->cl.name, bond);
+			return -EOPNOTSUPP;
+		}
+		if (bond && m == XF_MODE_NATIVE) {
+			fprintf(stderr, "Error: mode native on bond %s runs the program on its "
+				"slaves, %s; use mode generic, which runs on the bond itself.\n",
+				d->cl.name, bond);
+			return -EOPNOTSUPP;
+		}
 		if (m == XF_MODE_AUTO)
-			m = features & NETDEV_XDP_ACT_BASIC ? XF_MODE_NATIVE : XF_MODE_GENERIC;
+			m = features & NETDEV_XDP_ACT_BASIC && !bond ? XF_MODE_NATIVE :
+								      XF_MODE_GENERIC;
 		/* Unknown features (before 6.3) keep every member generic:
 		 * rt_xdp_xmit_flags() counts on it. */
 		if (m == XF_MODE_NATIVE && !xf_xdp_features_reported()) {
@@ -432,15 +484,6 @@ static int rt_resolve(struct xf_nl *nl, struct rt_dev *d, const struct xf_route_
 			return -EOPNOTSUPP;
 		}
 		d->xdp_flags = m == XF_MODE_NATIVE ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE;
-	}
-	/* A bond gives its XDP program to its slaves, where it runs with the
-	 * slave's ifindex (and sees frames the bond would drop): no member. */
-	if (d->hook == XF_HOOK_XDP && !strcmp(d->cl.kind, "bond")) {
-		fprintf(stderr, "Error: %s is a bond, whose XDP program runs on its slaves "
-			"with their own ifindex, outside the set; %s.\n", d->cl.name,
-			xf_tcx_available(d->carrier) ? "use hook tc, which runs on the bond itself" :
-			"hook tc, which runs on the bond itself, needs tcx (Linux 6.6 or later)");
-		return -EOPNOTSUPP;
 	}
 	return 0;
 }
@@ -613,6 +656,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	if (err) {
 		for (i = i < n ? i : n - 1; i >= 0; i--)
 			rt_undo_one(nl, &in, &d[i]);
+		rt_bond_prune(&in);
 		if (in.created)
 			xf_inst_remove(&in);
 	}

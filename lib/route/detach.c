@@ -196,9 +196,15 @@ static int rt_add_unpinned(struct xf_inst *in, int *ifx, int cnt, int max)
 	uint32_t key, next, *prev = NULL;
 	int i;
 
+	struct xf_route_ifcfg cfg;
+
 	while (cnt < max && !bpf_map_get_next_key(in->fd[RT_MAP_IFCFG], prev, &next)) {
 		key = next;
 		prev = &key;
+		/* A bond's slave goes with its bond (rt_bond_prune()). */
+		if (!bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &cfg) &&
+		    (cfg.flags & XF_RTIF_SLAVE))
+			continue;
 		for (i = 0; i < cnt && ifx[i] != (int)key; i++)
 			;
 		if (i == cnt)
@@ -290,6 +296,13 @@ static int rt_detach_set(struct xf_nl *nl, int *ifx, int cnt, enum rt_which whic
 	if (in.fd[RT_MAP_IFCFG] >= 0) {
 		uint32_t key;
 
+		/* The slaves of the bonds that went, before the count. */
+		err = rt_bond_prune(&in);
+		if (err) {
+			fprintf(stderr, "Warning: cannot take a bond's slaves out of the "
+				"forwarding set: %s.\n", strerror(-err));
+			err = 0;
+		}
 		/* The last member gone: the instance goes too. */
 		if (bpf_map_get_next_key(in.fd[RT_MAP_IFCFG], NULL, &key) &&
 		    !rt_pinned_ifindexes(ifx, 1)) {

@@ -59,7 +59,7 @@ const char *rt_hook_why(const struct xf_link *l, uint64_t features, enum xf_hook
 	}
 	if (!strcmp(kind, "bond")) {
 		*hook = XF_HOOK_TC;
-		return "auto: a bond, whose XDP would run on its slaves";
+		return "auto: a bond, on which XDP runs in generic mode only";
 	}
 	if (xf_link_kind_is_pair(kind)) {
 		*hook = XF_HOOK_TC;

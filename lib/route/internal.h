@@ -8,8 +8,9 @@
  *   1: vlan.c join.c fast.c get.c skips.c
  *   2: show.c
  *   3: ifcfg.c
- *   4: refresh.c
- *   5: attach.c detach.c
+ *   4: bond.c
+ *   5: refresh.c
+ *   6: attach.c detach.c
  * inst.c the instance: its maps and programs, the object it loads, the
  *	counters' slots.
  * link.c the members' link pins, and where a link runs (a VLAN device's
@@ -26,6 +27,7 @@
  * skips.c what else than netfilter the fast path would skip: xfrm, and
  *	on hook xdp egress queueing and tc ingress.
  * ifcfg.c a member's xf_rt_ifcfg entry and its copies.
+ * bond.c the entries of a natively attached bond's slaves.
  * refresh.c rt_refresh() and route refresh.
  * attach.c route attach; detach.c route detach and gc's sweep. */
 #ifndef XF_ROUTE_INTERNAL_H
@@ -118,6 +120,9 @@ int rt_check_flowtable(void);
  * Error. 0/-errno. */
 int rt_check_peer_offload(struct xf_nl *nl, const char *dev, const struct xf_link *l, bool force);
 /* The warning "route show" gives for such a peer into buf, or NULL. */
+/* The devices whose master is bond (its slaves, a bridge's ports), at
+ * most max of them into out: how many there are, or -errno. */
+int rt_slaves(struct xf_nl *nl, int bond, int *out, int max);
 /* l hands what it receives to a master first: a bridge's port (port
  * state, VLAN filtering, locked ports, br_netfilter, learning), a bond's
  * or team's slave (the active slave, LACP), an Open vSwitch port. The fast
@@ -231,6 +236,22 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in);
 int rt_ifcfg_put(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg,
 		 uint64_t flags);
 int rt_ifcfg_del(struct xf_inst *in, uint32_t ifindex);
+
+/* bond.c: the entries of a member bond's slaves on hook xdp mode native
+ * (XF_RTIF_SLAVE in xfwd_bpf.h). */
+/* At most this many slaves of one bond get an entry; the frames of the
+ * others are passed (not_in_set). */
+#define RT_BOND_SLAVES 16
+/* Whether ifindex runs the program natively on its slaves: a bond whose
+ * XDP link is in driver mode. */
+bool rt_bond_native(struct xf_nl *nl, int ifindex);
+/* Give the slaves of every such bond among keys[0..n) (xf_rt_ifcfg's
+ * keys, members and slaves) an entry, and delete the entries of devices
+ * that are no such slave any more. 0/-errno. */
+int rt_bond_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *keys, int n);
+/* Delete the slaves' entries whose bond has none: after members went
+ * (detach, an attach taken back). 0/-errno. */
+int rt_bond_prune(struct xf_inst *in);
 
 /* refresh.c: the members' flags and tables read again. */
 /* Re-read what can change under the members (their XDP redirect targets,

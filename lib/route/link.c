@@ -140,3 +140,28 @@ const char *rt_port_of(struct xf_nl *nl, const struct xf_link *l, struct xf_link
 			return what[i];
 	return NULL;
 }
+
+struct rt_slaves_walk {
+	int bond;
+	int *out, max, n;
+};
+
+static int rt_slaves_cb(const struct xf_link *l, void *arg)
+{
+	struct rt_slaves_walk *w = arg;
+
+	if (l->master != w->bond)
+		return 0;
+	if (w->n < w->max)
+		w->out[w->n] = l->ifindex;
+	w->n++;
+	return 0;
+}
+
+int rt_slaves(struct xf_nl *nl, int bond, int *out, int max)
+{
+	struct rt_slaves_walk w = { .bond = bond, .out = out, .max = max };
+	int err = xf_link_list(nl, rt_slaves_cb, &w);
+
+	return err ?: w.n;
+}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rt_refresh(): what can change under the members (each one's XDP
  * redirect target ability, the forwarding sysctls, the
- * address hint and tables, the VLAN map) read again, as attach and detach
+ * address hint and tables, a native bond's slaves, the VLAN map) read again, as attach and detach
  * do at their end; and route refresh, which does it alone, without
  * touching a link. All or nothing: the maps it rewrites are saved first
  * and written back when it fails part of the way. */
@@ -45,6 +45,9 @@ int rt_refresh(struct xf_inst *in)
 				err = -errno;
 			continue;
 		}
+		/* A bond's slave: rt_bond_sync() below. */
+		if (cfg.flags & XF_RTIF_SLAVE)
+			continue;
 		/* The source check's flags are the programs' own now (read
 		 * at the packet): an entry of an older xfwd loses them. */
 		cfg.flags &= ~(XF_RTIF_XDP_XMIT | XF_RTIF_XMIT_SG | XF_RTIF_RP_STRICT |
@@ -63,7 +66,11 @@ int rt_refresh(struct xf_inst *in)
 			err = -errno;
 		}
 	}
-	/* The VLAN map: after the members' flags, before netlink closes. */
+	/* The bonds' slaves, and the VLAN map: after the members' flags,
+	 * before netlink closes. */
+	i = rt_bond_sync(fast.nl, in, keys, n);
+	if (i && !err)
+		err = i;
 	i = rt_vlan_sync(fast.nl, in, keys, n);
 	if (i && !err)
 		err = i;

@@ -28,6 +28,7 @@
 #include <linux/pkt_sched.h>
 
 #include "internal.h"
+#include "nl_link.h"
 #include "nl_tc.h"
 #include "nl_xfrm.h"
 
@@ -128,17 +129,33 @@ static int skip_qdiscs(struct xf_nl *nl, int ifindex, struct xf_route_skip *out,
 	return nq < 0 ? nq : 0;
 }
 
+static int skip_egress_one(struct xf_nl *nl, int ifindex, struct xf_route_skip *out, int max,
+			   int *n)
+{
+	return skip_qdiscs(nl, ifindex, out, max, n) ?:
+	       skip_tc(nl, ifindex, false, XF_SKIP_TC_EGRESS, 0, out, max, n);
+}
+
 int rt_skip_egress(struct xf_nl *nl, int ifindex, struct xf_route_skip *out, int max, int *n)
 {
-	int parent = rt_vlan_parent(ifindex), err;
+	int parent = rt_vlan_parent(ifindex), bond, sl[RT_BOND_SLAVES], ns, i, err;
+	struct xf_link l;
 
-	err = skip_qdiscs(nl, ifindex, out, max, n) ?:
-	      skip_tc(nl, ifindex, false, XF_SKIP_TC_EGRESS, 0, out, max, n);
+	err = skip_egress_one(nl, ifindex, out, max, n);
 	/* A VLAN device's frames leave through its parent: XDP pushes the
 	 * tag and redirects there. */
 	if (!err && parent > 0)
-		err = skip_qdiscs(nl, parent, out, max, n) ?:
-		      skip_tc(nl, parent, false, XF_SKIP_TC_EGRESS, 0, out, max, n);
+		err = skip_egress_one(nl, parent, out, max, n);
+	/* A bond's through a slave: its ndo_xdp_xmit hands the frame to the
+	 * slave's, past the slave's queueing. */
+	bond = parent > 0 ? parent : ifindex;
+	if (err || xf_link_get(nl, NULL, bond, &l) || strcmp(l.kind, "bond"))
+		return err;
+	ns = rt_slaves(nl, bond, sl, RT_BOND_SLAVES);
+	if (ns < 0)
+		return ns;
+	for (i = 0; i < ns && i < RT_BOND_SLAVES && !err; i++)
+		err = skip_egress_one(nl, sl[i], out, max, n);
 	return err;
 }
 
