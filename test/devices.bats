@@ -135,9 +135,11 @@ bridge_rule() {
 	fast_pings "$XF_H2_IP4" - m0 veth2
 }
 
-# m0_seen: every packet the program on m0 has counted, forwarded or not.
+# m0_seen: every IP packet the program on m0 has counted, forwarded or
+# not (not ARP, which no IP rule stops).
 m0_seen() {
-	xr -j route show dev m0 | jq '.interfaces[0] | .forwarded + ([.pass_reasons[].packets] | add // 0)'
+	xr -j route show dev m0 | jq '.interfaces[0] | .forwarded +
+		([.pass_reasons[] | select(.reason != "not_ip") | .packets] | add // 0)'
 }
 
 @test "devices hook tc: a bridge port's state (disabled) stops h1 before the bridge device, with the kernel alone and with the fast path alike" {
@@ -166,6 +168,24 @@ m0_seen() {
 	bridge_rule "in_r1 bridge link set dev veth1 locked on
 		in_r1 bridge fdb del $h1mac dev veth1 master" \
 		"in_r1 bridge fdb add $h1mac dev veth1 master static"
+}
+
+# br_netfilter (bridge-nf-call-iptables, -ip6tables) runs iptables' and
+# ip6tables' PREROUTING in the bridge, before it hands a frame up to the
+# bridge device (and not again in ip_rcv()): a drop there stops h1's
+# packets before the program on m0 too, although the rule came after the
+# attach. Without br_netfilter that rule would run after tc ingress, and
+# the fast path would skip it (test/netfilter.bats).
+@test "devices hook tc: with br_netfilter a PREROUTING drop runs in the bridge, before the bridge device: h1 stopped with the kernel alone and with the fast path alike" {
+	local nf=net.bridge.bridge-nf-call
+	if kernel_lacks tcx; then skip "hook tc needs tcx"; fi
+	master bridge
+	in_r1 sysctl -qw "$nf-iptables=1" "$nf-ip6tables=1" 2>/dev/null ||
+		skip "this kernel has no br_netfilter (CONFIG_BRIDGE_NETFILTER)"
+	bridge_rule "in_r1 iptables -t raw -A PREROUTING -s $XF_H1_IP4 -j DROP
+		in_r1 ip6tables -t raw -A PREROUTING -s $XF_H1_IP6 -j DROP" \
+		"in_r1 iptables -t raw -D PREROUTING -s $XF_H1_IP4 -j DROP
+		in_r1 ip6tables -t raw -D PREROUTING -s $XF_H1_IP6 -j DROP"
 }
 
 # macvlan_h2: r1's addresses toward h2 move from veth2 to mv0, a macvlan
