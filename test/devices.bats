@@ -172,9 +172,9 @@ m0_seen() {
 
 # br_netfilter (bridge-nf-call-iptables, -ip6tables) runs iptables' and
 # ip6tables' PREROUTING in the bridge, before it hands a frame up to the
-# bridge device (and not again in ip_rcv()): a drop there stops h1's
-# packets before the program on m0 too, although the rule came after the
-# attach. Without br_netfilter that rule would run after tc ingress, and
+# bridge device (and not again in ip_rcv()): a drop there of all that
+# comes in on m0 (h1's link-local IPv6 chatter too) stops h1's packets
+# before the program on m0, although the rule came after the attach. Without br_netfilter that rule would run after tc ingress, and
 # the fast path would skip it (test/netfilter.bats).
 @test "devices hook tc: with br_netfilter a PREROUTING drop runs in the bridge, before the bridge device: h1 stopped with the kernel alone and with the fast path alike" {
 	local nf=net.bridge.bridge-nf-call
@@ -182,10 +182,10 @@ m0_seen() {
 	master bridge
 	in_r1 sysctl -qw "$nf-iptables=1" "$nf-ip6tables=1" 2>/dev/null ||
 		skip "this kernel has no br_netfilter (CONFIG_BRIDGE_NETFILTER)"
-	bridge_rule "in_r1 iptables -t raw -A PREROUTING -s $XF_H1_IP4 -j DROP
-		in_r1 ip6tables -t raw -A PREROUTING -s $XF_H1_IP6 -j DROP" \
-		"in_r1 iptables -t raw -D PREROUTING -s $XF_H1_IP4 -j DROP
-		in_r1 ip6tables -t raw -D PREROUTING -s $XF_H1_IP6 -j DROP"
+	bridge_rule "in_r1 iptables -t raw -A PREROUTING -i m0 -j DROP
+		in_r1 ip6tables -t raw -A PREROUTING -i m0 -j DROP" \
+		"in_r1 iptables -t raw -D PREROUTING -i m0 -j DROP
+		in_r1 ip6tables -t raw -D PREROUTING -i m0 -j DROP"
 }
 
 # macvlan_h2: r1's addresses toward h2 move from veth2 to mv0, a macvlan
