@@ -116,7 +116,9 @@ no_xdp() {
 # drops PORT; other datagrams go through the filter and route forwards them.
 filter_before_route() {
 	local fwd
-	run -0 xr chain add dev veth1 obj "$PROGS/drop_udp.bpf.o" name filter
+	# assert_success, not run -0: a failure shows xfwd's Error line.
+	run xr chain add dev veth1 obj "$PROGS/drop_udp.bpf.o" name filter
+	assert_success
 	assert_equal "$(members)" "filter route"
 	drop_port filter "$PORT"
 	fwd=$(ctr veth1 forwarded)
