@@ -43,7 +43,10 @@ nic_move() {
 	dev=$(nic_find "52:54:00:18:$1")
 	ip link set "$dev" netns "$2"
 	ip -n "$2" link set "$dev" name "$3"
-	ip -n "$2" link set "$3" up
+	# A NIC comes back from a test's namespace as that test left it: the
+	# MTU 9000 of nic.bats's jumbo test would refuse the next test's
+	# programs that are not xdp.frags.
+	ip -n "$2" link set "$3" mtu 1500 up
 }
 
 # nic_addrs NS DEV IP4 IP6 [GW4 GW6]
