@@ -90,15 +90,13 @@ int rt_bond_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *keys, int
 
 int rt_bond_prune(struct xf_inst *in)
 {
-	uint32_t keys[XF_RT_MAX_IF], next, *prev = NULL, key;
+	uint32_t keys[XF_RT_MAX_IF], key;
 	struct xf_route_ifcfg cfg, m;
-	int n = 0, i;
+	int n, i;
 
-	/* Keys first: a delete while walking may restart the walk. */
-	while (n < XF_RT_MAX_IF && !bpf_map_get_next_key(in->fd[RT_MAP_IFCFG], prev, &next)) {
-		keys[n] = next;
-		prev = &keys[n++];
-	}
+	n = rt_ifcfg_keys(in, keys, XF_RT_MAX_IF);
+	if (n < 0)
+		return n;
 	for (i = 0; i < n; i++) {
 		key = keys[i];
 		if (bpf_map_lookup_elem(in->fd[RT_MAP_IFCFG], &key, &cfg) ||

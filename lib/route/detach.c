@@ -194,9 +194,8 @@ static void rt_undetach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone
 static int rt_add_unpinned(struct xf_inst *in, int *ifx, int cnt, int max)
 {
 	uint32_t key, next, *prev = NULL;
-	int i;
-
 	struct xf_route_ifcfg cfg;
+	int i;
 
 	while (cnt < max && !bpf_map_get_next_key(in->fd[RT_MAP_IFCFG], prev, &next)) {
 		key = next;

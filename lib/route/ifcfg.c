@@ -29,6 +29,20 @@ int rt_ifcfg_put(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifc
 	return rt_vlan_cfg(in, ifindex, cfg);
 }
 
+int rt_ifcfg_keys(struct xf_inst *in, uint32_t *keys, int max)
+{
+	uint32_t next, *prev = NULL;
+	int n = 0;
+
+	while (n < max && !bpf_map_get_next_key(in->fd[RT_MAP_IFCFG], prev, &next)) {
+		keys[n] = next;
+		prev = &keys[n++];
+	}
+	if (n < max && errno != ENOENT)
+		return -errno;
+	return n;
+}
+
 int rt_ifcfg_del(struct xf_inst *in, uint32_t ifindex)
 {
 	uint32_t k = ifindex % XF_RT_IFC_SLOTS;

@@ -236,6 +236,10 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in);
 int rt_ifcfg_put(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg,
 		 uint64_t flags);
 int rt_ifcfg_del(struct xf_inst *in, uint32_t ifindex);
+/* xf_rt_ifcfg's keys (members and slaves), at most max, into keys: all
+ * read before the caller writes, as an update or delete while walking a
+ * hash map may walk in circles or start again. The count, or -errno. */
+int rt_ifcfg_keys(struct xf_inst *in, uint32_t *keys, int max);
 
 /* bond.c: the entries of a member bond's slaves on hook xdp mode native
  * (XF_RTIF_SLAVE in xfwd_bpf.h). */

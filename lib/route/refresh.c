@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rt_refresh(): what can change under the members (each one's XDP
- * redirect target ability, the forwarding sysctls, the
- * address hint and tables, a native bond's slaves, the VLAN map) read again, as attach and detach
- * do at their end; and route refresh, which does it alone, without
+ * redirect target ability, the forwarding sysctls, the address hint and
+ * tables, a native bond's slaves, the VLAN map) read again, as attach and
+ * detach do at their end; and route refresh, which does it alone, without
  * touching a link. All or nothing: the maps it rewrites are saved first
  * and written back when it fails part of the way. */
 #include <errno.h>
@@ -22,20 +22,15 @@
  * redirects now (a veth does only while its peer has XDP or GRO). */
 int rt_refresh(struct xf_inst *in)
 {
-	uint32_t keys[XF_RT_MAX_IF], next, *prev = NULL;
+	uint32_t keys[XF_RT_MAX_IF];
 	bool reported = xf_xdp_features_reported();
 	struct xf_route_ifcfg cfg;
 	struct rt_fast fast;
-	int n = 0, i, err = 0;
+	int n, i, err = 0;
 
-	/* Keys first: updating a hash map entry moves it to the head of its
-	 * bucket, so updating while walking can walk in circles. */
-	while (n < XF_RT_MAX_IF && !bpf_map_get_next_key(in->fd[RT_MAP_IFCFG], prev, &next)) {
-		keys[n] = next;
-		prev = &keys[n++];
-	}
-	if (n < XF_RT_MAX_IF && errno != ENOENT)
-		return -errno;
+	n = rt_ifcfg_keys(in, keys, XF_RT_MAX_IF);
+	if (n < 0)
+		return n;
 	rt_fast_begin(&fast);
 	for (i = 0; i < n; i++) {
 		uint32_t key = keys[i], tx;
