@@ -71,9 +71,9 @@ int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc)
 	const char *names[XF_INST_MAX];
 	int fds[XF_INST_MAX], i, err;
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = desc->name);
+	char why[512], kconfig[32];
 	struct bpf_object *obj;
 	const void *elf;
-	char why[512];
 	size_t size;
 
 	inst_init(in, desc);
@@ -88,6 +88,7 @@ int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc)
 		return err;
 	}
 	elf = desc->elf(&size);
+	oo.kconfig = xf_bpf_kconfig(kconfig, sizeof(kconfig));
 	obj = bpf_object__open_mem(elf, size, &oo);
 	if (obj)
 		inst_autoload(obj, desc);

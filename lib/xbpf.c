@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -472,6 +473,21 @@ const char *xf_bpf_last_log(char *out, size_t len)
 	bpf_log.len = 0;
 	bpf_log.buf[0] = '\0';
 	return out;
+}
+
+const char *xf_bpf_kconfig(char *buf, size_t len)
+{
+	struct timespec ts;
+	long tick, hz;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts) || ts.tv_sec)
+		return NULL;
+	tick = ts.tv_nsec;
+	if (tick < 500000 || tick > 50000000)
+		return NULL;
+	hz = (1000000000L + tick / 2) / tick;
+	snprintf(buf, len, "CONFIG_HZ=%ld\n", hz);
+	return buf;
 }
 
 int xf_ncpus(void)

@@ -93,5 +93,12 @@ int xf_percpu_read(int map_fd, const void *key, uint64_t *sum, uint64_t *percpu,
 /* Zero the value of key on every CPU (n u64 per CPU). 0/-errno. */
 int xf_percpu_zero(int map_fd, const void *key, int n);
 int xf_ncpus(void);
+/* The Kconfig lines xfwd gives every object it opens (libbpf's kconfig
+ * open option, which comes before the kernel's own config file), into
+ * buf: CONFIG_HZ from the tick that clock_getres() reports for
+ * CLOCK_MONOTONIC_COARSE, so that a kernel without /proc/config.gz or
+ * /boot/config-* still gives the programs its HZ. NULL when the tick
+ * says nothing plausible (libbpf then reads the config, or leaves 0). */
+const char *xf_bpf_kconfig(char *buf, size_t len);
 
 #endif
