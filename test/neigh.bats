@@ -7,7 +7,8 @@
 # under steady traffic. r1's timers on veth2 are short (timers below), so
 # that the kernel's recovery takes seconds; each bound is the kernel's
 # worst case from those timers, plus one second. Without the upkeep, hook
-# xdp never reaches h2 again: r1's entry stays STALE at the old MAC.
+# xdp never reaches h2 again: r1's entry stays STALE at the old MAC. Last,
+# the upkeep's sets as another build's clock would leave them.
 bats_require_minimum_version 1.8.2
 # bats file_tags=root
 
@@ -220,4 +221,44 @@ neigh_is() {
 	assert_equal "$(jq -r '"\(.reason) \(.neigh)"' <<<"$output")" "no_neigh none"
 	# Route get's runs are never passed for the upkeep, nor counted.
 	assert_equal "$(ctr veth1 neigh_upkeep)" 0
+}
+
+# far_ahead: every taken way of r1's neighbour upkeep (xf_rt_nbr: sets of
+# two 32-byte ways, the due time in the last 8 bytes of each) set due at
+# 2^62, a time no clock of the programs reaches: what a set left by a
+# build on the other clock looks like (ns against jiffies). Prints how
+# many ways it moved.
+far_ahead() {
+	local pin
+	pin=$(pin_dir)/route/xf_rt_nbr
+	bpftool -j map dump pinned "$pin" | python3 -c '
+import json, sys
+n, out = 0, []
+for e in json.load(sys.stdin):
+    v = [int(b, 16) for b in e["value"]]
+    hit = False
+    for w in (0, 32):
+        if any(v[w:w + 4]):
+            v[w + 24:w + 32] = list((1 << 62).to_bytes(8, "little"))
+            hit = True
+            n += 1
+    if hit:
+        out.append("map update pinned %s key %s value %s" % (sys.argv[1],
+                   " ".join(e["key"]), " ".join(str(b) for b in v)))
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+print(n)' "$pin" "$BATS_TEST_TMPDIR/far.batch"
+	bpftool batch file "$BATS_TEST_TMPDIR/far.batch" >/dev/null
+}
+
+@test "a neighbour way due far ahead (left by a build on another clock) is due at once: the upkeep goes on" {
+	local n before
+	warm_up
+	run -0 attach "$ANY_HOOK"
+	ping4 2 "$XF_H2_IP4" -q >/dev/null
+	wait_until 3 ctr_ge veth1 neigh_upkeep 1
+	n=$(far_ahead)
+	((n >= 1))
+	before=$(ctr veth1 neigh_upkeep)
+	ping4 1 "$XF_H2_IP4" -q >/dev/null
+	assert_equal "$(ctr veth1 neigh_upkeep)" $((before + 1))
 }
