@@ -478,14 +478,11 @@ const char *xf_bpf_last_log(char *out, size_t len)
 const char *xf_bpf_kconfig(char *buf, size_t len)
 {
 	struct timespec ts;
-	long tick, hz;
+	long hz = 0;
 
-	if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts) || ts.tv_sec)
-		return NULL;
-	tick = ts.tv_nsec;
-	if (tick < 500000 || tick > 50000000)
-		return NULL;
-	hz = (1000000000L + tick / 2) / tick;
+	if (!clock_getres(CLOCK_MONOTONIC_COARSE, &ts) && !ts.tv_sec &&
+	    ts.tv_nsec >= 500000 && ts.tv_nsec <= 50000000)
+		hz = (1000000000L + ts.tv_nsec / 2) / ts.tv_nsec;
 	snprintf(buf, len, "CONFIG_HZ=%ld\n", hz);
 	return buf;
 }

@@ -95,10 +95,11 @@ int xf_percpu_zero(int map_fd, const void *key, int n);
 int xf_ncpus(void);
 /* The Kconfig lines xfwd gives every object it opens (libbpf's kconfig
  * open option, which comes before the kernel's own config file), into
- * buf: CONFIG_HZ from the tick that clock_getres() reports for
- * CLOCK_MONOTONIC_COARSE, so that a kernel without /proc/config.gz or
- * /boot/config-* still gives the programs its HZ. NULL when the tick
- * says nothing plausible (libbpf then reads the config, or leaves 0). */
+ * buf, which it returns: CONFIG_HZ from the tick that clock_getres()
+ * reports for CLOCK_MONOTONIC_COARSE, or 0 when the tick says nothing
+ * plausible. Always given: libbpf fails a load with -EINVAL when an
+ * extern is left to a config file the system does not have (Debian's
+ * kernels have no /proc/config.gz, and a guest no /boot), weak or not. */
 const char *xf_bpf_kconfig(char *buf, size_t len);
 
 #endif

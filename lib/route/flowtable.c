@@ -14,6 +14,7 @@
 #include "probe.h"
 #include "route/route.h"
 #include "route_flow.skel.h"
+#include "xbpf.h"
 
 #define FT_KFUNC "bpf_xdp_flow_lookup"
 
@@ -63,7 +64,9 @@ static bool ft_module_installed(void)
 
 int xf_route_probe_flowtable(struct xf_probe *p)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
 	struct route_flow_bpf *skel;
+	char kconfig[32];
 	int err;
 
 	if (!xf_kernel_has_func(FT_KFUNC, "nf_flow_table")) {
@@ -81,7 +84,8 @@ int xf_route_probe_flowtable(struct xf_probe *p)
 				  FT_KFUNC "() kfunc");
 		return 0;
 	}
-	skel = route_flow_bpf__open();
+	oo.kconfig = xf_bpf_kconfig(kconfig, sizeof(kconfig));
+	skel = route_flow_bpf__open_opts(&oo);
 	if (!skel) {
 		err = -errno;
 		xf_probe_set(p, false, err, "cannot open the flowtable program");
