@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* xfgen: xfwd's packet generator and sink, for the benchmarks.
  *
- *   xfgen send dev IFNAME dmac MAC src ADDR dst ADDR [ size N ]
- *              [ count N ] [ duration SECONDS ] [ rate PPS ]
+ *   xfgen send dev IFNAME dmac MAC src ADDR { dst ADDR | dst-range PREFIX/LEN }
+ *              [ seed N ] [ size N ] [ count N ] [ duration SECONDS ] [ rate PPS ]
  *   xfgen sink dev IFNAME duration SECONDS [ hook { xdp | tc } ]
  *
  * send transmits UDP frames of size bytes (without FCS) out of IFNAME
  * with BPF_PROG_RUN and BPF_F_TEST_XDP_LIVE_FRAMES (an XDP_TX per frame),
  * the technique of xdp-trafficgen; there is no pktgen on this kernel. It
  * stops at count frames or after duration seconds, whichever is first.
+ * dst-range sends each frame to a random address of PREFIX/LEN (its host
+ * bits drawn by gen.bpf.c's xorshift64, seeded from seed, 1 by default):
+ * the same seed and count give the same destinations in the same order.
  * sink attaches a program that counts and drops, on XDP (the default) or
  * tc ingress, for duration seconds or until SIGTERM or SIGINT. Each prints one JSON line: what it
  * sent or received; send adds its own CPU time (user + system), so the
@@ -43,6 +46,8 @@ struct gen_opts {
 	struct xf_addr src, dst;
 	uint32_t size, rate, duration;
 	uint64_t count;
+	uint32_t seed;
+	bool range;		/* dst is a prefix: random host bits per frame */
 	bool tc;		/* sink on tc ingress, not XDP */
 };
 
@@ -103,6 +108,27 @@ static int build(const struct gen_opts *o, const uint8_t *smac, uint8_t *f)
 	return 0;
 }
 
+/* The random part of dst-range: the host bits of the prefix as 16-bit
+ * words in network order, and the xorshift64 state from the seed
+ * (splitmix64's finaliser, so that seeds 1, 2, 3 start far apart; never
+ * 0, xorshift's one fixed point). */
+static void range_setup(const struct gen_opts *o, struct gen_bpf *skel)
+{
+	unsigned int bits = o->dst.family == AF_INET6 ? 128 : 32, b;
+	uint64_t z = o->seed + 0x9e3779b97f4a7c15ULL;
+	uint8_t m[16] = { 0 };
+
+	for (b = o->dst.plen; b < bits; b++)
+		m[b / 8] |= 0x80 >> (b % 8);
+	memcpy(skel->data_tmpl->xf_gen_dmask, m, bits / 8);
+	skel->data_tmpl->xf_gen_family = o->dst.plen < bits ?
+		(o->dst.family == AF_INET6 ? 6 : 4) : 0;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	skel->data_tmpl->xf_gen_state = z ?: 1;
+}
+
 static int send_frames(const struct gen_opts *o, struct xf_out *out)
 {
 	uint8_t frame[1514], smac[ETH_ALEN];
@@ -142,6 +168,8 @@ static int send_frames(const struct gen_opts *o, struct xf_out *out)
 		return 1;
 	memcpy(skel->data_tmpl->xf_gen_tmpl, frame, XF_GEN_HDR);
 	skel->data_tmpl->xf_gen_hdr_len = XF_GEN_HDR;
+	if (o->range)
+		range_setup(o, skel);
 	bpf_program__set_autoload(skel->progs.xf_gen_sink, false);
 	bpf_program__set_autoload(skel->progs.xf_gen_sink_tc, false);
 	err = gen_bpf__load(skel);
@@ -247,7 +275,7 @@ static int parse_mac(const char *s, uint8_t *m)
 
 int main(int argc, char **argv)
 {
-	struct gen_opts o = { .size = 64, .count = UINT64_MAX, .duration = 5 };
+	struct gen_opts o = { .size = 64, .count = UINT64_MAX, .duration = 5, .seed = 1 };
 	const char *mac = NULL, *hook = NULL;
 	struct xf_out *out;
 	struct xf_args a;
@@ -268,8 +296,13 @@ int main(int argc, char **argv)
 			err = arg_str(&a, "MAC", &mac);
 		else if (arg_kw(&a, "src"))
 			err = arg_addr(&a, "src ADDR", &o.src);
-		else if (arg_kw(&a, "dst"))
-			err = arg_addr(&a, "dst ADDR", &o.dst);
+		else if (arg_kw(&a, "dst") && !(err = arg_addr(&a, "dst ADDR", &o.dst)))
+			o.range = false;
+		else if (arg_kw(&a, "dst-range") &&
+			 !(err = arg_prefix(&a, "dst-range PREFIX/LEN", &o.dst)))
+			o.range = true;
+		else if (arg_kw(&a, "seed"))
+			err = arg_u32(&a, "seed", &o.seed);
 		else if (arg_kw(&a, "size"))
 			err = arg_u32_range(&a, "size", 60, 1514, &o.size);
 		else if (arg_kw(&a, "count") && !(err = arg_u32(&a, "count", &v)))
@@ -303,7 +336,7 @@ int main(int argc, char **argv)
 		err = sink(&o, out);
 	else if (!mac || parse_mac(mac, o.dmac) || !o.src.family ||
 		 o.src.family != o.dst.family) {
-		fprintf(stderr, "Error: send needs dmac MAC, src ADDR and dst ADDR of one family.\n");
+		fprintf(stderr, "Error: send needs dmac MAC, src ADDR and dst ADDR (or dst-range PREFIX/LEN) of one family.\n");
 		err = 2;
 	} else {
 		err = send_frames(&o, out);

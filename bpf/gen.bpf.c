@@ -3,7 +3,20 @@
  * BPF_F_TEST_XDP_LIVE_FRAMES. Live frames reuse their pages, and on a veth
  * a page travels on and is changed in place (TTL, MACs) by whoever
  * forwards it, so every run writes the whole header again from a template
- * before it transmits the frame out of the interface it was run on. */
+ * before it transmits the frame out of the interface it was run on.
+ *
+ * Many destinations: when userspace sets xf_gen_dmask, each frame's
+ * destination address takes random bits under that mask (a range
+ * PREFIX/LEN: the host bits), from an xorshift64 generator whose state
+ * is a global seeded by userspace. BPF_PROG_RUN runs the program on the
+ * calling CPU with migration off, one frame after the other, so a seed
+ * and a count give the same destinations in the same order every time.
+ * The IPv4 header checksum and the UDP checksum are adjusted for the new
+ * address incrementally (RFC 1624): from the template's own values, just
+ * written, never from what a recycled page held before, since whether
+ * and how the page of a live frame keeps the last run's writes is not
+ * something to build on (Documentation/bpf/bpf_prog_run.rst leaves the
+ * data of recycled pages to the program). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -14,6 +27,65 @@
  * folds copies from const volatile arrays to zeros. */
 __u8 xf_gen_tmpl[XF_GEN_HDR] SEC(".data.tmpl");
 __u32 xf_gen_hdr_len SEC(".data.tmpl") = 0;
+/* Random destinations: 4 or 6 (0: one destination, the template's), the
+ * random bits of the address as eight 16-bit words in network order (two
+ * for IPv4), and the generator's state (never 0). */
+__u32 xf_gen_family SEC(".data.tmpl") = 0;
+__u16 xf_gen_dmask[8] SEC(".data.tmpl");
+__u64 xf_gen_state SEC(".data.tmpl") = 1;
+
+/* Offsets in the frame (Ethernet, then IPv4 without options or IPv6). */
+#define XF_GEN_V4_CSUM	(14 + 10)
+#define XF_GEN_V4_DST	(14 + 16)
+#define XF_GEN_V4_UDPC	(14 + 20 + 6)
+#define XF_GEN_V6_DST	(14 + 24)
+#define XF_GEN_V6_UDPC	(14 + 40 + 6)
+
+static __always_inline __u64 xf_gen_next(void)
+{
+	__u64 x = xf_gen_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	xf_gen_state = x;
+	return x;
+}
+
+/* Random bits into the n 16-bit words of the address at d, under the
+ * mask; the one's-complement sum of (new - old) over the words. */
+static __always_inline __u32 xf_gen_rand_dst(__u16 *d, int n)
+{
+	__u32 diff = 0;
+	__u64 r = 0;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		__u16 m, old, nw;
+
+		if (i >= n)
+			break;
+		if (!(i & 3))
+			r = xf_gen_next();
+		m = xf_gen_dmask[i];
+		old = d[i];
+		nw = (old & ~m) | ((__u16)r & m);
+		r >>= 16;
+		d[i] = nw;
+		diff += (__u16)~old + nw;
+	}
+	return diff;
+}
+
+/* RFC 1624's HC' = ~(~HC + ~m + m'), with the sum of ~m + m' given. */
+static __always_inline __u16 xf_gen_csum_fix(__u16 c, __u32 diff)
+{
+	__u32 s = (__u16)~c + diff;
+
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return ~s;
+}
 
 SEC("xdp")
 int xf_gen_tx(struct xdp_md *ctx)
@@ -22,7 +94,8 @@ int xf_gen_tx(struct xdp_md *ctx)
 	void *data_end = (void *)(long)ctx->data_end;
 	__u64 *dst = data;
 	__u64 *src = (__u64 *)xf_gen_tmpl;
-	__u32 i, n = xf_gen_hdr_len / 8;
+	__u32 i, n = xf_gen_hdr_len / 8, diff;
+	__u16 *udpc, c;
 
 	if (data + XF_GEN_HDR > data_end)
 		return XDP_ABORTED;
@@ -31,6 +104,20 @@ int xf_gen_tx(struct xdp_md *ctx)
 			break;
 		dst[i] = src[i];
 	}
+	if (xf_gen_family == 4) {
+		diff = xf_gen_rand_dst(data + XF_GEN_V4_DST, 2);
+		*(__u16 *)(data + XF_GEN_V4_CSUM) =
+			xf_gen_csum_fix(*(__u16 *)(data + XF_GEN_V4_CSUM), diff);
+		udpc = data + XF_GEN_V4_UDPC;
+	} else if (xf_gen_family == 6) {
+		diff = xf_gen_rand_dst(data + XF_GEN_V6_DST, 8);
+		udpc = data + XF_GEN_V6_UDPC;
+	} else {
+		return XDP_TX;
+	}
+	/* UDP: 0 means "no checksum" (and is invalid on IPv6): 0xffff. */
+	c = xf_gen_csum_fix(*udpc, diff);
+	*udpc = c ?: 0xffff;
 	return XDP_TX;
 }
 
