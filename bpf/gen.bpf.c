@@ -5,12 +5,12 @@
  * forwards it, so every run writes the whole header again from a template
  * before it transmits the frame out of the interface it was run on.
  *
- * Many destinations: when userspace sets xf_gen_dmask, each frame's
- * destination address takes random bits under that mask (a range
- * PREFIX/LEN: the host bits), from an xorshift64 generator whose state
+ * Many destinations: when userspace fills xf_gen_dsts (a prefix file,
+ * or one dst-range), each frame goes to a random entry's prefix with
+ * random host bits, both drawn from an xorshift64 generator whose state
  * is a global seeded by userspace. BPF_PROG_RUN runs the program on the
- * calling CPU with migration off, one frame after the other, so a seed
- * and a count give the same destinations in the same order every time.
+ * calling CPU with migration off, one frame after the other, so a seed,
+ * a prefix set and a count give the same destinations in the same order.
  * The IPv4 header checksum and the UDP checksum are adjusted for the new
  * address incrementally (RFC 1624): from the template's own values, just
  * written, never from what a recycled page held before, since whether
@@ -27,12 +27,28 @@
  * folds copies from const volatile arrays to zeros. */
 __u8 xf_gen_tmpl[XF_GEN_HDR] SEC(".data.tmpl");
 __u32 xf_gen_hdr_len SEC(".data.tmpl") = 0;
-/* Random destinations: 4 or 6 (0: one destination, the template's), the
- * random bits of the address as eight 16-bit words in network order (two
- * for IPv4), and the generator's state (never 0). */
+/* Random destinations: 4 or 6 (0: one destination, the template's),
+ * how many entries of xf_gen_dsts to draw from, and the generator's
+ * state (never 0). */
 __u32 xf_gen_family SEC(".data.tmpl") = 0;
-__u16 xf_gen_dmask[8] SEC(".data.tmpl");
+__u32 xf_gen_ndst SEC(".data.tmpl") = 0;
 __u64 xf_gen_state SEC(".data.tmpl") = 1;
+
+/* One prefix: its address and its host bits (set bits are random), each
+ * as eight 16-bit words in network order (IPv4: the first two). xfgen
+ * sizes the array and fills it through mmap before the first run. */
+struct xf_gen_dst {
+	__u16 addr[8];
+	__u16 mask[8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xf_gen_dst);
+} xf_gen_dsts SEC(".maps");
 
 /* Offsets in the frame (Ethernet, then IPv4 without options or IPv6). */
 #define XF_GEN_V4_CSUM	(14 + 10)
@@ -52,14 +68,21 @@ static __always_inline __u64 xf_gen_next(void)
 	return x;
 }
 
-/* Random bits into the n 16-bit words of the address at d, under the
- * mask; the one's-complement sum of (new - old) over the words. */
-static __always_inline __u32 xf_gen_rand_dst(__u16 *d, int n)
+/* A random entry's address with random host bits into the n 16-bit
+ * words at d (the template's address, just written); the one's-complement
+ * sum of (new - old) over the words, or -1 when there is no entry. */
+static __always_inline __s64 xf_gen_rand_dst(__u16 *d, int n)
 {
-	__u32 diff = 0;
-	__u64 r = 0;
+	struct xf_gen_dst *e;
+	__u32 diff = 0, key;
+	__u64 r;
 	int i;
 
+	key = ((xf_gen_next() >> 32) * (__u64)xf_gen_ndst) >> 32;
+	e = bpf_map_lookup_elem(&xf_gen_dsts, &key);
+	if (!e)
+		return -1;
+	r = 0;
 	for (i = 0; i < 8; i++) {
 		__u16 m, old, nw;
 
@@ -67,9 +90,9 @@ static __always_inline __u32 xf_gen_rand_dst(__u16 *d, int n)
 			break;
 		if (!(i & 3))
 			r = xf_gen_next();
-		m = xf_gen_dmask[i];
+		m = e->mask[i];
 		old = d[i];
-		nw = (old & ~m) | ((__u16)r & m);
+		nw = (e->addr[i] & ~m) | ((__u16)r & m);
 		r >>= 16;
 		d[i] = nw;
 		diff += (__u16)~old + nw;
@@ -94,8 +117,9 @@ int xf_gen_tx(struct xdp_md *ctx)
 	void *data_end = (void *)(long)ctx->data_end;
 	__u64 *dst = data;
 	__u64 *src = (__u64 *)xf_gen_tmpl;
-	__u32 i, n = xf_gen_hdr_len / 8, diff;
+	__u32 i, n = xf_gen_hdr_len / 8;
 	__u16 *udpc, c;
+	__s64 diff;
 
 	if (data + XF_GEN_HDR > data_end)
 		return XDP_ABORTED;
@@ -106,11 +130,15 @@ int xf_gen_tx(struct xdp_md *ctx)
 	}
 	if (xf_gen_family == 4) {
 		diff = xf_gen_rand_dst(data + XF_GEN_V4_DST, 2);
+		if (diff < 0)
+			return XDP_ABORTED;
 		*(__u16 *)(data + XF_GEN_V4_CSUM) =
 			xf_gen_csum_fix(*(__u16 *)(data + XF_GEN_V4_CSUM), diff);
 		udpc = data + XF_GEN_V4_UDPC;
 	} else if (xf_gen_family == 6) {
 		diff = xf_gen_rand_dst(data + XF_GEN_V6_DST, 8);
+		if (diff < 0)
+			return XDP_ABORTED;
 		udpc = data + XF_GEN_V6_UDPC;
 	} else {
 		return XDP_TX;
