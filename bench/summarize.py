@@ -26,7 +26,9 @@ UNITS = {"route_tcp": ("Gbit/s", 1e-9), "route_rtt_median_us": ("us", 1),
          "route_pps_inet_per_cpu": ("M per gen CPU-s", 1e-6),
          "route_pps_inet6_per_cpu": ("M per gen CPU-s", 1e-6),
          "route_local_pps_per_cpu": ("M per gen CPU-s", 1e-6),
-         "redirect_pps_per_cpu": ("M per gen CPU-s", 1e-6)}
+         "redirect_pps_per_cpu": ("M per gen CPU-s", 1e-6),
+         "route_fib_inet_per_cpu": ("M per gen CPU-s", 1e-6),
+         "route_fib_inet6_per_cpu": ("M per gen CPU-s", 1e-6)}
 
 CHAIN_KINDS = ["tail", "inlined", "inlined-nocnt", "hash"]
 CHAIN_FIT = [2, 4, 8, 16]
@@ -45,7 +47,7 @@ def slope(xs, ys):
 
 
 def load(raw_path):
-    meas, noise, calib, prof, meta = [], [], [], [], {"corpus": []}
+    meas, noise, calib, prof, meta = [], [], [], [], {"corpus": [], "fib_count": []}
     for line in open(raw_path):
         if not line.strip():
             continue
@@ -64,12 +66,17 @@ def load(raw_path):
             meta["peer"] = r["peer"]
         elif "corpus" in r:
             meta["corpus"].append(r)
+        elif "fib_count" in r:
+            meta["fib_count"].append(r)
+        elif "fib_table" in r:
+            meta["fib_table"] = r["fib_table"]
         elif "suite" in r and "value" in r:
             meas.append(r)
     return meas, noise, calib, prof, meta
 
 
-PER_CPU = ["route_pps_inet", "route_pps_inet6", "route_local_pps", "redirect_pps"]
+PER_CPU = ["route_pps_inet", "route_pps_inet6", "route_local_pps", "redirect_pps",
+           "route_fib_inet", "route_fib_inet6"]
 
 
 def group(meas, noise):
@@ -481,6 +488,64 @@ def exactness_md(meta, missing):
     return md + [""]
 
 
+def fib_count_row(meta, fam, config):
+    for r in meta.get("fib_count", []):
+        if r.get("fib_count") == fam and r.get("config") == config:
+            return r
+    return None
+
+
+def fib_count_text(meta, fam, config):
+    """The count run of route_fib: delivered of sent, and whether it is
+    the kernel's count."""
+    r, k = fib_count_row(meta, fam, config), fib_count_row(meta, fam, "kernel")
+    if not r:
+        return "-"
+    out = f"{r['delivered']} of {r['sent']}"
+    if config != "kernel" and k:
+        d = r["delivered"] - k["delivered"]
+        out += ": the kernel's" if d == 0 else f": **{d:+d} vs the kernel**"
+    return out
+
+
+def fib_md(result, meta):
+    """route_fib beside route_pps: does the advantage hold with a big table
+    and many destinations?"""
+    ft = meta.get("fib_table")
+    su = result["suites"]
+    if not ft or not any(f"route_fib_{f}" in su for f in ("inet", "inet6")):
+        return []
+    md = ["## Scale: a big table and many destinations against one flow", "",
+          f"route_fib: {ft['v4']} IPv4 and {ft['v6']} IPv6 prefixes on r1 "
+          f"(bench/fibset.py, seed {ft['seed']}: /17-/32 of 198.18.0.0/15, /49-/128 of "
+          "2001:2::/48, via h2, 1% blackhole and 1% unreachable), each frame to a "
+          "random prefix of the set at a random address in it; route_pps: one flow "
+          "to h2 through r1's few routes. Ratios to the kernel in the same round of "
+          "each suite; \"count run\": "
+          f"{ft['count']} frames of one seed at {ft['rate']} pps, delivered to h2, "
+          "against the kernel's count. "
+          f"The table loaded (ip -batch) in {ft['load_ms'] / 1000:.1f} s and took "
+          f"{ft['mem_kb'] / 1024:.0f} MB; flushed in {ft['flush_ms'] / 1000:.1f} s; "
+          f"xfwd route attach with it in place took {ft['attach_ms']['xdp'] / 1000:.1f} s "
+          f"(hook xdp) and {ft['attach_ms']['tc'] / 1000:.1f} s (hook tc).", "",
+          "| config | IPv4 one flow | IPv4 big table | IPv4 count run | IPv6 one flow | "
+          "IPv6 big table | IPv6 count run |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    configs = []
+    for f in ("inet", "inet6"):
+        for c in su.get(f"route_fib_{f}", {}).get("configs", {}):
+            if c not in configs:
+                configs.append(c)
+
+    def ratio(name, c):
+        v = su.get(name, {}).get("configs", {}).get(c)
+        return f"{v['ratio']:.2f}" if v and v["values"] else "-"
+    for c in configs:
+        md.append(f"| {c} | {ratio('route_pps_inet', c)} | {ratio('route_fib_inet', c)} | "
+                  f"{fib_count_text(meta, 'inet', c)} | {ratio('route_pps_inet6', c)} | "
+                  f"{ratio('route_fib_inet6', c)} | {fib_count_text(meta, 'inet6', c)} |")
+    return md + [""]
+
+
 def main(raw_path, out_dir):
     meas, noise, calib, prof, meta = load(raw_path)
     suites = group(meas, noise)
@@ -543,7 +608,12 @@ def main(raw_path, out_dir):
                              "chain_per_member_ns": "chain_step"}.get(
                                  name, name.removesuffix("_per_cpu")))
         with_corpus = name in ("route_pps_inet", "route_pps_inet6")
-        if with_corpus:
+        fib_fam = name.removeprefix("route_fib_") if name in ("route_fib_inet",
+                                                              "route_fib_inet6") else None
+        if fib_fam:
+            md += [f"## {name}", "", f"| config | median {unit} | ratio vs {ref} | spread | "
+                   "count run: delivered to h2 (the kernel's) |", "| --- | --- | --- | --- | --- |"]
+        elif with_corpus:
             md += [f"## {name}", "", f"| config | median {unit} | ratio vs {ref} | spread | "
                    "corpus: beyond the kernel / short of it |", "| --- | --- | --- | --- | --- |"]
         else:
@@ -559,6 +629,8 @@ def main(raw_path, out_dir):
                       "ratio_max": max(ratios, default=0), "values": vals,
                       "rounds": len(vals)}
             row = f"| {c} | {med * scale:.2f} | {rmed:.2f} | {spread(ratios)} |"
+            if fib_fam:
+                row += f" {fib_count_text(meta, fib_fam, c)} |"
             if with_corpus:
                 cr = corpus_row(meta, c)
                 row += (f" {cr['extra']} / {cr['missing']} |" if cr and "extra" in cr
@@ -570,6 +642,9 @@ def main(raw_path, out_dir):
         result["suites"][name] = {"reference": ref, "unit": unit, "configs": out,
                                   "noise": n}
     md += exactness_md(meta, missing)
+    md += fib_md(result, meta)
+    result["fib_table"] = meta.get("fib_table")
+    result["fib_count"] = meta.get("fib_count", [])
     tg = targets(suites, prof, meta)
     result["targets"] = tg
     md += ["## Targets", "", "Speed targets are ratios of the same run: the median of "
@@ -625,6 +700,8 @@ def main(raw_path, out_dir):
 PANELS = [
     ("route_pps_inet", "route IPv4, 64 B UDP pps, vs kernel forwarding"),
     ("route_pps_inet6", "route IPv6, 64 B UDP pps, vs kernel forwarding"),
+    ("route_fib_inet", "route IPv4, big table, random destinations, vs kernel"),
+    ("route_fib_inet6", "route IPv6, big table, random destinations, vs kernel"),
     ("route_tcp", "route TCP (iperf3) Gbit/s, vs kernel"),
     ("route_local_pps", "traffic to r1 itself, pps, vs kernel"),
     ("redirect_pps", "redirect, 64 B UDP pps, vs kernel routing"),
