@@ -502,6 +502,8 @@ def fib_count_text(meta, fam, config):
     if not r:
         return "-"
     out = f"{r['delivered']} of {r['sent']}"
+    if r.get("other"):
+        out += f" (+{r['other']} other)"
     if config != "kernel" and k:
         d = r["delivered"] - k["delivered"]
         out += ": the kernel's" if d == 0 else f": **{d:+d} vs the kernel**"
@@ -522,8 +524,9 @@ def fib_md(result, meta):
           "random prefix of the set at a random address in it; route_pps: one flow "
           "to h2 through r1's few routes. Ratios to the kernel in the same round of "
           "each suite; \"count run\": "
-          f"{ft['count']} frames of one seed at {ft['rate']} pps, delivered to h2, "
-          "against the kernel's count. "
+          f"{ft['count']} frames of one seed at {ft['rate']} pps, the generator's "
+          "frames delivered to h2 against the kernel's count (\"other\": any other frame that "
+          "reached h2 in that run, such as a neighbour probe of r1's, counted apart). "
           f"The table loaded (ip -batch) in {ft['load_ms'] / 1000:.1f} s and took "
           f"{ft['mem_kb'] / 1024:.0f} MB; flushed in {ft['flush_ms'] / 1000:.1f} s; "
           f"xfwd route attach with it in place took {ft['attach_ms']['xdp'] / 1000:.1f} s "

@@ -4,7 +4,7 @@
  *   xfgen send dev IFNAME dmac MAC src ADDR
  *              { dst ADDR | dst-range PREFIX/LEN | dst-file FILE } [ seed N ]
  *              [ size N ] [ count N ] [ duration SECONDS ] [ rate PPS ]
- *   xfgen sink dev IFNAME duration SECONDS [ hook { xdp | tc } ]
+ *   xfgen sink dev IFNAME duration SECONDS [ hook { xdp | tc } ] [ own ]
  *
  * send transmits UDP frames of size bytes (without FCS) out of IFNAME
  * with BPF_PROG_RUN and BPF_F_TEST_XDP_LIVE_FRAMES (an XDP_TX per frame),
@@ -16,7 +16,9 @@
  * likely), a random address in it. The same seed, prefixes and count give
  * the same destinations in the same order.
  * sink attaches a program that counts and drops, on XDP (the default) or
- * tc ingress, for duration seconds or until SIGTERM or SIGINT. Each prints one JSON line: what it
+ * tc ingress, for duration seconds or until SIGTERM or SIGINT; with own
+ * (tc only), it counts only the generator's UDP frames, and what else
+ * the router sent the host apart ("other"). Each prints one JSON line: what it
  * sent or received; send adds its own CPU time (user + system), so the
  * benchmark can record what share of a CPU the generator took. */
 #include <arpa/inet.h>
@@ -54,6 +56,7 @@ struct gen_opts {
 	bool range;		/* dst is a prefix: random host bits per frame */
 	const char *dst_file;	/* prefixes: a random one, random host bits */
 	bool tc;		/* sink on tc ingress, not XDP */
+	bool own;		/* sink: only xfgen's own frames */
 };
 
 /* Set by SIGTERM/SIGINT: the sink stops early and reports. A signal
@@ -356,6 +359,7 @@ static int sink(const struct gen_opts *o, struct xf_out *out)
 	if (!skel)
 		return 1;
 	bpf_program__set_autoload(skel->progs.xf_gen_tx, false);
+	skel->data_tmpl->xf_gen_sink_own = o->own;
 	bpf_program__set_autoload(o->tc ? skel->progs.xf_gen_sink : skel->progs.xf_gen_sink_tc,
 				  false);
 	if (gen_bpf__load(skel)) {
@@ -384,6 +388,12 @@ static int sink(const struct gen_opts *o, struct xf_out *out)
 	err = xf_percpu_sum(bpf_map__fd(skel->maps.xf_gen_count), &key, sum, 2);
 	out_u64(out, "received", sum[0]);
 	out_u64(out, "bytes", sum[1]);
+	if (o->own) {
+		key = 1;
+		if (!err)
+			err = xf_percpu_sum(bpf_map__fd(skel->maps.xf_gen_count), &key, sum, 2);
+		out_u64(out, "other", sum[0]);
+	}
 	out_flush(out);
 	bpf_link__destroy(link);
 	if (lfd >= 0)
@@ -438,6 +448,8 @@ int main(int argc, char **argv)
 			err = arg_u32_range(&a, "duration", 1, 600, &o.duration);
 		else if (arg_kw(&a, "rate"))
 			err = arg_u32(&a, "rate", &o.rate);
+		else if (arg_kw(&a, "own"))
+			o.own = true;
 		else if (arg_kw(&a, "hook") && !(err = arg_str(&a, "hook", &hook)))
 			o.tc = !strcmp(hook, "tc");
 		else if (!err)
@@ -447,6 +459,10 @@ int main(int argc, char **argv)
 		return 2;
 	if (hook && strcmp(hook, "xdp") && strcmp(hook, "tc")) {
 		fprintf(stderr, "Error: invalid value \"%s\" for hook (xdp or tc).\n", hook);
+		return 2;
+	}
+	if (o.own && !o.tc) {
+		fprintf(stderr, "Error: own needs hook tc.\n");
 		return 2;
 	}
 	if (!o.dev) {
