@@ -5,7 +5,8 @@
 # that no exact program for it can beat but by noise) is given as the same
 # ratio, and a bound above it is marked. The tools that build a topology
 # refuse bad input in one line and leave nothing behind. tc-floor, the
-# ceiling of hook tc, carries real traffic.
+# ceiling of hook tc, carries real traffic. xfgen's many destinations stay
+# in their prefixes, with valid checksums, in one order per seed.
 bats_require_minimum_version 1.8.2
 
 setup() {
@@ -18,6 +19,10 @@ setup() {
 
 teardown() {
 	[[ -z ${PIN:-} ]] || rm -rf "$PIN"
+	if [[ -n ${GEN_NS:-} ]]; then
+		ip netns del "$GEN_NS-a" 2>/dev/null || true
+		ip netns del "$GEN_NS-b" 2>/dev/null || true
+	fi
 	[[ -z ${TOPO:-} ]] || route_teardown
 }
 
@@ -151,4 +156,68 @@ bench_refuses() {
 	iperf_server_done
 	assert_equal "$(kstat "$XF_NS_R1" IpForwDatagrams)" "$k4"
 	assert_equal "$(kstat "$XF_NS_R1" Ip6OutForwDatagrams)" "$k6"
+}
+
+# bats test_tags=root
+@test "xfgen dst-file: each frame to an address of a listed prefix, checksums valid, one seed one order" {
+	_need_root
+	GEN_NS=xfgt$$
+	ip netns add "$GEN_NS-a"
+	ip netns add "$GEN_NS-b"
+	ip -n "$GEN_NS-a" link add veth0 type veth peer name veth1 netns "$GEN_NS-b"
+	ip -n "$GEN_NS-a" link set veth0 up
+	ip -n "$GEN_NS-b" link set veth1 up
+	# GRO on: a veth takes XDP frames only with it or a program of its own.
+	ip netns exec "$GEN_NS-b" ethtool -K veth1 gro on >/dev/null
+	printf '%s\n' 198.18.64.0/18 '# a comment' 198.19.5.7/32 198.19.128.0/24 >"$BATS_TEST_TMPDIR/p4"
+	printf '%s\n' 2001:2:0:8000::/49 2001:2:0:4000::/64 >"$BATS_TEST_TMPDIR/p6"
+	local f seed src
+	for f in 4:5 4:5 4:6 6:5; do
+		seed=${f#*:} src=198.18.0.1
+		[[ ${f%:*} == 6 ]] && src=2001:2::1
+		rm -f "$BATS_TEST_TMPDIR/ready"
+		ip netns exec "$GEN_NS-b" timeout 20 /usr/bin/python3 -c '
+import sys
+from scapy.all import sniff, wrpcap, UDP
+p = sniff(iface="veth1", count=40, timeout=15, lfilter=lambda x: UDP in x,
+          started_callback=lambda: open(sys.argv[2], "w").close())
+wrpcap(sys.argv[1], p)' "$BATS_TEST_TMPDIR/$f.pcap" "$BATS_TEST_TMPDIR/ready" 2>/dev/null &
+		wait_until 10 test -e "$BATS_TEST_TMPDIR/ready"
+		# 5 frames every 0.1 s: a burst of 40 overflowed the capture's
+		# socket buffer (31 arrived).
+		run -0 ip netns exec "$GEN_NS-a" "$XF_TOP/build/bench/xfgen" send dev veth0 \
+			dmac 02:00:00:00:00:01 src "$src" dst-file "$BATS_TEST_TMPDIR/p${f%:*}" \
+			seed "$seed" count 40 rate 50 duration 5
+		wait
+	done
+	run -0 /usr/bin/python3 - "$BATS_TEST_TMPDIR" <<'PY'
+import ipaddress, sys
+from scapy.all import rdpcap, Ether, IP, IPv6, UDP
+d = sys.argv[1]
+nets = {f: [ipaddress.ip_network(l.strip()) for l in open(f"{d}/p{f}")
+            if l.strip() and not l.startswith("#")] for f in "46"}
+seqs = {}
+for run in ("4:5", "4:5", "4:6", "6:5"):
+    fam = run[0]
+    frames = rdpcap(f"{d}/{run}.pcap")
+    assert len(frames) == 40, f"{run}: {len(frames)} frames"
+    dsts = []
+    for p in frames:
+        ip = p[IP] if fam == "4" else p[IPv6]
+        dst = ipaddress.ip_address(ip.dst)
+        assert any(dst in n for n in nets[fam]), f"{dst} outside the prefixes"
+        q = Ether(bytes(p))
+        del q[UDP].chksum
+        if fam == "4":
+            del q[IP].chksum
+        q = Ether(bytes(q))
+        assert q[UDP].chksum == p[UDP].chksum, f"{dst}: UDP checksum"
+        assert fam == "6" or q[IP].chksum == p[IP].chksum, f"{dst}: IPv4 checksum"
+        dsts.append(str(dst))
+    seqs.setdefault(run, []).append(dsts)
+assert seqs["4:5"][0] == seqs["4:5"][1], "seed 5 twice: two orders"
+assert seqs["4:5"][0] != seqs["4:6"][0], "seeds 5 and 6: one order"
+assert len(set(seqs["4:5"][0])) > 10, "few destinations"
+print("ok")
+PY
 }
