@@ -615,7 +615,8 @@ def main(raw_path, out_dir):
                                                               "route_fib_inet6") else None
         if fib_fam:
             md += [f"## {name}", "", f"| config | median {unit} | ratio vs {ref} | spread | "
-                   "count run: delivered to h2 (the kernel's) |", "| --- | --- | --- | --- | --- |"]
+                   "count run: delivered to h2 (the kernel's) |",
+                   "| --- | --- | --- | --- | --- |"]
         elif with_corpus:
             md += [f"## {name}", "", f"| config | median {unit} | ratio vs {ref} | spread | "
                    "corpus: beyond the kernel / short of it |", "| --- | --- | --- | --- | --- |"]

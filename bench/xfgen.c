@@ -479,7 +479,8 @@ int main(int argc, char **argv)
 		err = sink(&o, out);
 	else if (!mac || parse_mac(mac, o.dmac) || !o.src.family ||
 		 (!o.dst_file && o.src.family != o.dst.family)) {
-		fprintf(stderr, "Error: send needs dmac MAC, src ADDR and dst ADDR, dst-range PREFIX/LEN or dst-file FILE, of one family.\n");
+		fprintf(stderr, "Error: send needs dmac MAC, src ADDR and dst ADDR, "
+			"dst-range PREFIX/LEN or dst-file FILE, of one family.\n");
 		err = 2;
 	} else {
 		err = send_frames(&o, out);
