@@ -98,5 +98,6 @@ extern const struct object stats_object;
 extern const struct object gc_object;
 extern const struct object save_object;
 extern const struct object restore_object;
+extern const struct object monitor_object;
 
 #endif

@@ -33,6 +33,7 @@ static const struct object *const objects[] = {
 	&gc_object,
 	&save_object,
 	&restore_object,
+	&monitor_object,
 };
 #define N_OBJECTS (int)(sizeof(objects) / sizeof(objects[0]))
 

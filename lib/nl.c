@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -222,4 +223,65 @@ int xf_nl_genl_family(struct xf_nl *nl, const char *name, uint16_t *id)
 	if (!err && id)
 		*id = found;
 	return err;
+}
+
+/* xf_nl_drain()'s state: the caller's callback, the messages given to
+ * it, and the first error it returned. */
+struct nl_events {
+	xf_nl_cb cb;
+	void *arg;
+	int n, err;
+};
+
+static int nl_event_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl_events *ev = data;
+
+	ev->n++;
+	ev->err = ev->cb(nlh, ev->arg);
+	return ev->err ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+int xf_nl_join(struct xf_nl *nl, const unsigned int *groups, int n, int rcvbuf)
+{
+	int fd = mnl_socket_get_fd(nl->sk), i;
+
+	if (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)))
+		return -errno;
+	for (i = 0; i < n; i++)
+		if (mnl_socket_setsockopt(nl->sk, NETLINK_ADD_MEMBERSHIP, (void *)&groups[i],
+					  sizeof(groups[i])))
+			return -errno;
+	return 0;
+}
+
+int xf_nl_fd(const struct xf_nl *nl)
+{
+	return mnl_socket_get_fd(nl->sk);
+}
+
+int xf_nl_drain(struct xf_nl *nl, bool *overrun, xf_nl_cb cb, void *arg)
+{
+	struct nl_events ev = { .cb = cb, .arg = arg };
+	int fd = mnl_socket_get_fd(nl->sk), ret;
+	ssize_t len;
+
+	for (;;) {
+		len = recv(fd, nl->buf, sizeof(nl->buf), MSG_DONTWAIT);
+		if (len < 0 && errno == ENOBUFS) {
+			*overrun = true;
+			continue;
+		}
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? ev.n : -errno;
+		/* Events carry sequence 0 and port 0: no check of either. */
+		ret = mnl_cb_run(nl->buf, len, 0, 0, nl_event_cb, &ev);
+		if (ret < 0 && !ev.err)
+			ev.err = -errno;
+		if (ev.err)
+			return ev.err;
+	}
 }

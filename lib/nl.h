@@ -3,6 +3,7 @@
 #ifndef XF_NL_H
 #define XF_NL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/netlink.h>
 
@@ -30,5 +31,18 @@ int xf_nl_ask(struct xf_nl *nl, struct nlmsghdr *nlh, xf_nl_cb cb, void *arg);
  * in *id when id is not NULL. 0, -ENOENT when this kernel has no such
  * family, or -errno. */
 int xf_nl_genl_family(struct xf_nl *nl, const char *name, uint16_t *id);
+
+/* Events: join the multicast groups (RTNLGRP_*) on a socket of its own
+ * (one that asks nothing, so that no reply is taken for an event), with
+ * a receive buffer of rcvbuf bytes when not 0 (forced past rmem_max where
+ * the caller may). 0/-errno. */
+int xf_nl_join(struct xf_nl *nl, const unsigned int *groups, int n, int rcvbuf);
+/* The socket's descriptor, to poll for events. */
+int xf_nl_fd(const struct xf_nl *nl);
+/* Every event queued on the socket, each message to cb, without waiting
+ * for more. The number of messages read, or -errno; *overrun is set when
+ * the kernel dropped events because the buffer was full (ENOBUFS): the
+ * caller then reads the whole state again. */
+int xf_nl_drain(struct xf_nl *nl, bool *overrun, xf_nl_cb cb, void *arg);
 
 #endif

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# xfwd@.service's ExecStart, run in its sandbox, restores a saved state.
+# xfwd@.service's ExecStart, run in its sandbox, restores a saved state;
+# xfwd-monitor@.service's follows the namespace from inside it.
 # This machine's PID 1 is not systemd, so the sandbox is rebuilt from the
 # built unit's own settings: a private mount namespace with every mount
 # read-only but ReadWritePaths=, RuntimeDirectory= and StateDirectory=
@@ -32,6 +33,8 @@ setup() {
 
 teardown() {
 	local p
+	# A monitor left running by a failed test (its pid, from strace).
+	[[ -z ${MON_PID:-} ]] || kill "$MON_PID" 2>/dev/null || true
 	xr chain del dev veth1 all >/dev/null 2>&1 || true
 	xr redirect del dev veth2 all >/dev/null 2>&1 || true
 	# The state directory this test made for the sandbox, if still empty.
@@ -164,4 +167,45 @@ allowed_syscalls() {
 	run -0 xfwd_calls setns
 	assert_output --regexp '^[0-9]+ CLONE_NEWNET$'
 	assert_equal "$(unit_get RestrictNamespaces)" net
+}
+
+@test "xfwd-monitor@.service's monitor works in the unit's sandbox, within its system calls" {
+	local exec caps bounding out=$BATS_TEST_TMPDIR/monitor.out bg pid src=198.18.2.203
+	UNIT=$XF_TOP/build/systemd/xfwd-monitor@.service
+	run -0 make -C "$XF_TOP" -s "build/systemd/xfwd-monitor@.service"
+	run -0 xr route attach dev veth1 dev veth2 hook "$ANY_HOOK"
+	exec=$(unit_get ExecStart)
+	exec=${exec//%i/$XF_NS_R1}
+	exec=${exec/#*\/xfwd /$(command -v xfwd) }
+	caps=$(unit_get CapabilityBoundingSet)
+	bounding=-all$(for c in $caps; do c=${c#CAP_}; printf ',+%s' "${c,,}"; done)
+	in_sandbox "$bounding" $exec >"$out" 2>&1 3>&- &
+	bg=$!
+	wait_until 10 grep -q '^refresh start ' "$out"
+	MON_PID=$(awk '/execve\("[^"]*\/xfwd", .* = 0$/ { print $1; exit }' "$BATS_TEST_TMPDIR/st")
+	# It follows the namespace from inside the sandbox: r1 gains an
+	# address, and the monitor's refresh puts it in the table.
+	in_r1 ip addr add "$src/32" dev lo
+	wait_until 5 grep -qE '^refresh ([a-z]+,)*address[ ,]' "$out" || { cat "$out"; false; }
+	run -0 xr -j route get "$XF_H2_IP4" iif veth1 from "$src"
+	if kernel_lacks kern_ctx; then
+		assert_equal "$(jq -r .source_check <<<"$output")" lookup
+	else
+		assert_equal "$(jq -r .source_check <<<"$output")" addresses
+	fi
+	# SIGTERM to the monitor itself (strace, unshare and setpriv stand
+	# between it and this shell): it stops with status 0.
+	pid=$MON_PID
+	[[ -n $pid ]]
+	kill -TERM "$pid"
+	wait "$bg"
+	MON_PID=
+	grep -qE "^$pid +exit_group\(0\)" "$BATS_TEST_TMPDIR/st"
+	run -0 comm -23 <(xfwd_syscalls) <(allowed_syscalls)
+	assert_output ""
+	run -0 xfwd_syscalls
+	assert_line signalfd4
+	run -0 comm -23 <(xfwd_calls socket | awk '{ print $1 }' | sort -u) \
+		<(unit_get RestrictAddressFamilies | tr ' ' '\n' | sort -u)
+	assert_output ""
 }

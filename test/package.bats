@@ -58,14 +58,15 @@ need_deb() {
 verify_units() {
 	local dir=$1 sbindir=$2 mandir=$3 tmp=$BATS_TEST_TMPDIR/units u
 	mkdir -p "$tmp"
-	for u in xfwd.service xfwd@.service; do
+	for u in xfwd.service xfwd@.service xfwd-monitor.service xfwd-monitor@.service; do
 		grep -q "^ExecStart=$sbindir/xfwd " "$dir/$u" ||
 			fail "$dir/$u: ExecStart is not $sbindir/xfwd"
 		sed "s|^ExecStart=$sbindir/xfwd |ExecStart=$XF_TOP/build/xfwd |" \
 			"$dir/$u" >"$tmp/$u"
 	done
 	cd "$tmp"
-	run -0 env MANPATH="$mandir" systemd-analyze verify xfwd.service xfwd@r1.service
+	run -0 env MANPATH="$mandir" systemd-analyze verify xfwd.service xfwd@r1.service \
+		xfwd-monitor.service xfwd-monitor@r1.service
 	assert_output ""
 }
 
@@ -82,7 +83,7 @@ man_pages() {
 @test "the built units pass systemd-analyze verify, man pages included" {
 	local man=$BATS_TEST_TMPDIR/man
 	run -0 top_make build/xfwd build/systemd/xfwd.service build/systemd/xfwd@.service \
-		build/man/xfwd.8
+		build/systemd/xfwd-monitor.service build/systemd/xfwd-monitor@.service build/man/xfwd.8
 	mkdir -p "$man/man8"
 	cp "$XF_TOP/build/man/xfwd.8" "$man/man8/"
 	verify_units "$XF_TOP/build/systemd" \
@@ -97,9 +98,10 @@ man_pages() {
 
 @test "the units' sandbox keeps its exposure at 3.0 or below" {
 	local u
-	run -0 top_make build/systemd/xfwd.service build/systemd/xfwd@.service
+	run -0 top_make build/systemd/xfwd.service build/systemd/xfwd@.service \
+		build/systemd/xfwd-monitor.service build/systemd/xfwd-monitor@.service
 	cd "$XF_TOP/build/systemd"
-	for u in xfwd.service xfwd@r1.service; do
+	for u in xfwd.service xfwd@r1.service xfwd-monitor.service xfwd-monitor@r1.service; do
 		# The threshold is in tenths; the table, shown on failure, says
 		# which settings cost what.
 		run -0 systemd-analyze security --offline=yes --no-pager --threshold=30 "$u"
@@ -119,6 +121,8 @@ man_pages() {
 			drwxr-xr-x ./lib
 			drwxr-xr-x ./lib/systemd
 			drwxr-xr-x ./lib/systemd/system
+			-rw-r--r-- ./lib/systemd/system/xfwd-monitor.service
+			-rw-r--r-- ./lib/systemd/system/xfwd-monitor@.service
 			-rw-r--r-- ./lib/systemd/system/xfwd.service
 			-rw-r--r-- ./lib/systemd/system/xfwd@.service
 			drwxr-xr-x ./usr
@@ -138,7 +142,9 @@ man_pages() {
 		man_pages '-rw-r--r-- ./usr/local/share/man/man8/%s\n'
 	} | sort -k2)"
 	run -0 grep -h '^ExecStart=' "$d"/lib/systemd/system/*.service
-	assert_output "ExecStart=/usr/local/sbin/xfwd restore file /etc/xfwd/xfwd.json
+	assert_output "ExecStart=/usr/local/sbin/xfwd monitor
+ExecStart=/usr/local/sbin/xfwd -n %i monitor
+ExecStart=/usr/local/sbin/xfwd restore file /etc/xfwd/xfwd.json
 ExecStart=/usr/local/sbin/xfwd -n %i restore file /etc/xfwd/%i.json"
 }
 
@@ -177,6 +183,8 @@ ExecStart=/usr/local/sbin/xfwd -n %i restore file /etc/xfwd/%i.json"
 			drwxr-xr-x root/root ./lib/
 			drwxr-xr-x root/root ./lib/systemd/
 			drwxr-xr-x root/root ./lib/systemd/system/
+			-rw-r--r-- root/root ./lib/systemd/system/xfwd-monitor.service
+			-rw-r--r-- root/root ./lib/systemd/system/xfwd-monitor@.service
 			-rw-r--r-- root/root ./lib/systemd/system/xfwd.service
 			-rw-r--r-- root/root ./lib/systemd/system/xfwd@.service
 			drwxr-xr-x root/root ./usr/
@@ -219,6 +227,15 @@ ExecStart=/usr/local/sbin/xfwd -n %i restore file /etc/xfwd/%i.json"
 	run -0 env LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$ROOT/usr/share/man/man8/xfwd.8.gz"
 	assert_line --regexp '^NAME$'
 	assert_output --partial "xfwd - "
+}
+
+@test "the monitors ship disabled: a fresh install enables none, an upgrade keeps the operator's choice" {
+	need_deb
+	run -0 dpkg-deb -I "$DEB" postinst
+	# dh_installsystemd --no-enable: enable only what was enabled before
+	# (debian-installed), where the default enables on a fresh install.
+	assert_line --partial "deb-systemd-helper debian-installed 'xfwd-monitor.service'"
+	refute_line --partial "deb-systemd-helper debian-installed 'xfwd.service'"
 }
 
 @test "the packaged units name the packaged binary and pass verify" {
