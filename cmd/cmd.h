@@ -14,6 +14,7 @@ struct xfwd {
 	struct xf_out *out;
 	struct xf_nl *nl;	/* opened on first use by xfwd_nl() */
 	const char *netns;	/* -n NAME, already entered */
+	bool all;		/* -all: every named namespace (monitor only) */
 	bool force;
 	bool stats;		/* -s */
 	bool verbose;		/* -d: libbpf's own messages */

@@ -57,8 +57,8 @@ static void usage(FILE *f)
 	}
 	fprintf(f, " }\n");
 	fprintf(f, "       OPTIONS := { -V[ersion] | -j[son] | -p[retty] | -n[etns] NAME |\n"
-		   "                    -b[atch] FILE | -force | -s[tatistics] | -h[uman] |\n"
-		   "                    -d[ebug] | -help }\n");
+		   "                    -a[ll] | -b[atch] FILE | -force | -s[tatistics] |\n"
+		   "                    -h[uman] | -d[ebug] | -help }\n");
 	for (i = 0; i < N_OBJECTS; i++)
 		fprintf(f, "       %-9s %s\n", objects[i]->name, objects[i]->summary);
 }
@@ -176,6 +176,10 @@ static int run_object(struct xfwd *x, int argc, char **argv)
 	}
 	if (i < 0)
 		return -XF_EUSAGE;
+	if (x->all && objects[i] != &monitor_object) {
+		fprintf(stderr, "Error: -all is for monitor only, not \"%s\".\n", objects[i]->name);
+		return -XF_EUSAGE;
+	}
 	x->argc = argc;
 	x->argv = argv;
 	arg_init(&a, argc - 1, argv + 1, objects[i]->name);
@@ -331,6 +335,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "netns", required_argument, NULL, 'n' },
+		{ "all", no_argument, NULL, 'a' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "statistics", no_argument, NULL, 's' },
@@ -354,7 +359,7 @@ int main(int argc, char **argv)
 	heap_huge();
 	opterr = 0;
 	/* '+' stops at the object name; long options may take one dash. */
-	while ((c = getopt_long_only(argc, argv, "+Vjpn:b:shd", opts, NULL)) != -1) {
+	while ((c = getopt_long_only(argc, argv, "+Vjpn:ab:shd", opts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
 			/* libbpf says "v1.4"; print 1.4 like every other version. */
@@ -364,6 +369,7 @@ int main(int argc, char **argv)
 		case 'j': oflags |= OUT_JSON; break;
 		case 'p': oflags |= OUT_JSON | OUT_PRETTY; break;
 		case 'n': x.netns = optarg; break;
+		case 'a': x.all = true; break;
 		case 'b': batch = optarg; break;
 		case 'F': x.force = true; break;
 		case 's': x.stats = true; break;
@@ -388,6 +394,11 @@ int main(int argc, char **argv)
 	}
 	if (batch && optind < argc) {
 		fprintf(stderr, "Error: unexpected \"%s\" after -batch.\n", argv[optind]);
+		return 2;
+	}
+	if (x.all && (x.netns || batch)) {
+		fprintf(stderr, "Error: -all serves every named namespace: not with %s.\n",
+			x.netns ? "-netns" : "-batch");
 		return 2;
 	}
 	if (x.netns) {

@@ -23,6 +23,7 @@ setup() {
 
 teardown() {
 	mon_stop
+	ip netns del "$XF_NS_R1-late" 2>/dev/null || true
 	route_teardown
 }
 
@@ -52,9 +53,10 @@ mon_has() {
 		2>/dev/null) && ((n >= ${2:-1}))
 }
 
-# mon_count CAUSE: how many so far.
-mon_count() {
-	jq -s --arg c "$1" '[.[] | select(.causes | index($c))] | length' "$MON_OUT"
+# mon_ns_has NETNS CAUSE: a refresh of NETNS with CAUSE (monitor -all).
+mon_ns_has() {
+	jq -se --arg n "$1" --arg c "$2" \
+		'any(.[]; .netns == $n and (.causes | index($c)))' "$MON_OUT" >/dev/null 2>&1
 }
 
 source_check() {
@@ -166,4 +168,32 @@ table_check() {
 @test "monitor: a word after it is refused with one Error line, status 2" {
 	run -2 xr monitor bogus
 	assert_output 'Error: unexpected "bogus"; try "xfwd monitor help".'
+}
+
+@test "monitor -all: every named namespace, those made after it started too, each line naming its own" {
+	local late=$XF_NS_R1-late
+	run -0 attach "$ANY_HOOK"
+	env xfwd -j -all monitor >"$MON_OUT" 2>&1 3>&- &
+	MON_PID=$!
+	wait_until 10 mon_ns_has "$XF_NS_R1" start
+	in_r1 ip addr add 198.18.2.204/32 dev lo
+	wait_until 5 mon_ns_has "$XF_NS_R1" address
+	# A namespace made now is followed from its first refresh on.
+	ip netns add "$late"
+	wait_until 5 mon_ns_has "$late" start
+	ip -n "$late" link set lo up
+	wait_until 5 mon_ns_has "$late" link
+	ip netns del "$late"
+	mon_stop
+	# Every line names a namespace.
+	assert_equal "$(jq -s '[.[] | select(.netns == null)] | length' "$MON_OUT")" 0
+}
+
+@test "monitor -all: refused with -netns, with -batch and for any other object, status 2" {
+	run -2 xfwd -all -n "$XF_NS_R1" monitor
+	assert_output 'Error: -all serves every named namespace: not with -netns.'
+	run -2 xfwd -all route show
+	assert_output 'Error: -all is for monitor only, not "route".'
+	run -2 xfwd -all -batch /dev/null
+	assert_output 'Error: -all serves every named namespace: not with -batch.'
 }
