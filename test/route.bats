@@ -703,7 +703,9 @@ loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || tr
 # The kernel verifies route's XDP program once per command: the first
 # chain the command builds loads it, the others take its instructions
 # from there (they loaded a copy each, and the instance a third one that
-# nothing ran). Hook tc loads no XDP program. A new member's counters
+# nothing ran). Hook tc loads no XDP program, and a set all on hook xdp
+# no tc program (the instance verified one that nothing ran): the first
+# member on hook tc adds it to the instance. A new member's counters
 # start from 0 in a slot another left.
 @test "route's programs are loaded once per command, however many interfaces" {
 	local dev
@@ -720,6 +722,8 @@ loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || tr
 		xfwd -n "$XF_NS_R1" route attach dev veth1 dev veth2 hook xdp
 	assert_equal "$(loads xf_route_xdp)" 1
 	assert_equal "$(loads xf_chain)" 2
+	assert_equal "$(loads xf_route_tc)" 0
+	[[ -e $PIN_DIR/route/xf_rt_ifcfg && ! -e $PIN_DIR/route/prog_tc ]]
 	run -0 ping4 5 "$XF_H2_IP4" -q
 	assert_equal "$(ctr veth1 forwarded)" 5
 	assert_equal "$(ctr veth2 forwarded)" 5
@@ -739,6 +743,22 @@ loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || tr
 	assert_output "veth2:xdp veth3:xdp veth5:xdp"
 	# veth3 took the slot veth1 left, whose counters start again from 0.
 	assert_equal "$(ctr veth3 forwarded)" 0
+	assert_equal "$(loads xf_route_tc)" 0
+	[[ ! -e $PIN_DIR/route/prog_tc ]]
+	if no_tcx tc; then return; fi
+	# The first member on hook tc adds xf_route_tc, once, to the set
+	# that the members on hook xdp keep using.
+	strace -f -qq -e trace=bpf -o "$BATS_TEST_TMPDIR/st" \
+		xfwd -n "$XF_NS_R1" route attach dev veth1 hook tc
+	assert_equal "$(loads xf_route_tc)" 1
+	assert_equal "$(loads xf_route_xdp)" 0
+	[[ -e $PIN_DIR/route/prog_tc ]]
+	run -0 xr -j route show
+	run -0 jq -r '[.interfaces[] | "\(.dev):\(.hook)"] | join(" ")' <<<"$output"
+	assert_output "veth1:tc veth2:xdp veth3:xdp veth5:xdp"
+	run -0 ping4 5 "$XF_H2_IP4" -q
+	assert_equal "$(ctr veth1 forwarded)" 5
+	assert_equal "$(ctr veth2 forwarded)" 10
 }
 
 # gone_detach HOOK: veth3 attached with veth1 on HOOK, then deleted; detach

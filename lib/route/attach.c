@@ -635,7 +635,13 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	if (err)
 		return err;
 	err = rt_check_xfrm(&in, o) ?: rt_check_egress(nl, &in, d, n, o);
+	/* xf_route_tc only for a command with a device on hook tc: hook xdp
+	 * runs route's XDP program in its chains. */
+	for (i = 0; i < n && !err; i++)
+		if (d[i].hook == XF_HOOK_TC)
+			err = rt_inst_tc(&in, rt_inst_kctx(&in));
 	if (err) {
+		xf_inst_drop_added(&in);
 		if (in.created)
 			xf_inst_remove(&in);
 		xf_inst_close(&in);
@@ -657,6 +663,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		for (i = i < n ? i : n - 1; i >= 0; i--)
 			rt_undo_one(nl, &in, &d[i]);
 		rt_bond_prune(&in);
+		xf_inst_drop_added(&in);
 		if (in.created)
 			xf_inst_remove(&in);
 	}

@@ -61,6 +61,12 @@ extern const struct xf_inst_desc rt_inst_desc;
  * CAP_PERFMON (or CAP_SYS_ADMIN) lets it read kernel memory, else the
  * plain one. As a skeleton's name__elf_bytes(). */
 const void *rt_elf(size_t *size);
+/* Add xf_route_tc to the open instance in, unless it has it: what an
+ * attach on hook tc needs first (xf_inst_add; xf_inst_drop_added() takes
+ * it back), from the build the instance's other programs are of (kctx:
+ * rt_inst_kctx()), whatever this command's capabilities would choose.
+ * Prints its own Error. 0/-errno. */
+int rt_inst_tc(struct xf_inst *in, bool kctx);
 /* Zero the counters of a member's slot: every reason's, on every CPU, in
  * one call (a new member starts from nothing; stats reset). 0/-errno. */
 int rt_slot_zero(struct xf_inst *in, uint32_t slot);
