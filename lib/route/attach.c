@@ -654,7 +654,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 			break;
 	}
 	if (!err) {
-		err = rt_refresh(&in);
+		err = rt_refresh(&in, false);
 		if (err)
 			fprintf(stderr, "Error: cannot refresh the forwarding set: %s.\n",
 				strerror(-err));

@@ -306,7 +306,7 @@ static int rt_detach_set(struct xf_nl *nl, int *ifx, int cnt, enum rt_which whic
 		if (bpf_map_get_next_key(in.fd[RT_MAP_IFCFG], NULL, &key) &&
 		    !rt_pinned_ifindexes(ifx, 1)) {
 			xf_inst_remove(&in);
-		} else if ((err = rt_refresh(&in))) {
+		} else if ((err = rt_refresh(&in, false))) {
 			/* The detach is done; only the others' flags may be old. */
 			fprintf(stderr, "Warning: cannot refresh the forwarding set: %s.\n",
 				strerror(-err));

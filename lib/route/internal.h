@@ -225,9 +225,11 @@ void rt_chain_keep(struct xf_chain_keep *k);
 /* fast.c: the fast path's shortcuts, read at attach and on every refresh. */
 struct rt_fast {
 	struct xf_nl *nl;	/* NULL: no shortcut is granted */
+	bool walk;		/* dump the routes even where the kernel's
+				 * counters say the last dump still holds */
 };
-/* Start a refresh: open what the checks need. */
-void rt_fast_begin(struct rt_fast *f);
+/* Start a refresh: open what the checks need. walk: see struct rt_fast. */
+void rt_fast_begin(struct rt_fast *f, bool walk);
 /* Set (or clear) XF_RTIF_PEER and peer_mac of ifindex's cfg. */
 void rt_fast_peer(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg);
 /* Write this namespace's addresses into xf_rt_local and xf_rt_src4, its
@@ -266,8 +268,10 @@ int rt_bond_prune(struct xf_inst *in);
 /* refresh.c: the members' flags and tables read again. */
 /* Re-read what can change under the members (their XDP redirect targets,
  * rp_filter, the forwarding and accept_local sysctls, the fast path's
- * shortcuts and tables, the VLAN map) and rewrite their entries.
- * 0/-errno. */
-int rt_refresh(struct xf_inst *in);
+ * shortcuts and tables, the VLAN map) and rewrite their entries. The
+ * routes are dumped (every table: a walk as long as the FIB) only when
+ * walk, or when the kernel's counters moved since the dump the tables
+ * hold (rt_fast_end). 0/-errno. */
+int rt_refresh(struct xf_inst *in, bool walk);
 
 #endif
