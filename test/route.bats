@@ -761,6 +761,35 @@ loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || tr
 	assert_equal "$(ctr veth2 forwarded)" 10
 }
 
+# links_by_name DEV: how many link requests (RTM_GETLINK, 18) naming DEV
+# (IFLA_IFNAME) the command traced into $BATS_TEST_TMPDIR/st sent. strace
+# names no type of a socket opened in another namespace than its own,
+# hence the numbers; -xx writes every byte in hex.
+links_by_name() {
+	local b pat='\x03\x00'
+	for b in $(printf '%s' "$1" | od -An -tx1); do pat+="\\x$b"; done
+	grep -E 'nlmsg_type=(RTM_GETLINK|0x12)[ ,]' "$BATS_TEST_TMPDIR/st" |
+		grep -cF "$pat\\x00" || true
+}
+
+# An attach reads each device it is given once, by its name, and hands
+# what it read down to the chain it joins on hook xdp (which read it three
+# times more).
+@test "route attach reads each device once" {
+	local hook
+	warm_up
+	xdp_ready
+	for hook in xdp tc; do
+		if no_tcx $hook; then continue; fi
+		strace -f -qq -xx -s 256 -e trace=sendto,sendmsg -o "$BATS_TEST_TMPDIR/st" \
+			xfwd -n "$XF_NS_R1" route attach dev veth1 dev veth2 hook $hook
+		assert_equal "$(links_by_name veth1) $(links_by_name veth2)" "1 1"
+		run -0 ping4 3 "$XF_H2_IP4" -q
+		assert_equal "$(ctr veth1 forwarded)" 3
+		run -0 xr route detach all
+	done
+}
+
 # gone_detach HOOK: veth3 attached with veth1 on HOOK, then deleted; detach
 # all clears everything, the pins and the run directory's object copies.
 gone_detach() {

@@ -265,7 +265,9 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		 * parent, or a sibling's): the same link pinned once more. */
 		fd = rt_carrier_link(d->carrier);
 		if (fd < 0) {
-			fd = rt_chain_join(nl, d->cl.name, d->xdp_flags, o->flowtable, keep);
+			/* The carrier as rt_resolve() read it: one read of
+			 * each device a command. */
+			fd = rt_chain_join(nl, &d->cl, d->xdp_flags, o->flowtable, keep);
 			if (fd < 0)
 				return fd;
 			d->chain_done = true;

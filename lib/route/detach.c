@@ -159,6 +159,7 @@ static void rt_undetach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone
 {
 	uint32_t key = g->ifindex;
 	int fd = g->link_fd, err = 0;
+	struct xf_link cl;
 
 	if (g->cfg_gone)
 		rt_ifcfg_put(in, key, &g->cfg, BPF_ANY);
@@ -172,8 +173,10 @@ static void rt_undetach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone
 			close(g->link_fd);
 			g->link_fd = -1;
 		}
-		fd = rt_chain_join(nl, g->cname, g->xdp_flags,
-				   g->has_cfg && (g->cfg.flags & XF_RTIF_FLOWTABLE), NULL);
+		fd = xf_link_find(nl, g->cname, &cl);
+		if (!fd)
+			fd = rt_chain_join(nl, &cl, g->xdp_flags,
+					   g->has_cfg && (g->cfg.flags & XF_RTIF_FLOWTABLE), NULL);
 	} else if (g->xdp && g->carrier != g->ifindex) {
 		/* A sibling put the carrier's chain back first: its link. */
 		int cfd = rt_carrier_link(g->carrier);

@@ -211,11 +211,12 @@ int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, 
 int rt_vlan_cfg(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg);
 
 /* join.c: route in an interface's XDP chain. */
-/* Join dev's XDP chain as the member "route" (a new chain in xdp_flags'
- * mode), running xf_route_flow (route_flow.bpf.c) when flowtable, else
- * xf_route_xdp: the chain's link fd, or -errno. keep (or NULL) shares
- * xf_route_xdp's object, and its bytes, with the command's other joins. */
-int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable,
+/* Join the XDP chain of l (the device as this command read it, not read
+ * again) as the member "route" (a new chain in xdp_flags' mode), running
+ * xf_route_flow (route_flow.bpf.c) when flowtable, else xf_route_xdp: the
+ * chain's link fd, or -errno. keep (or NULL) shares xf_route_xdp's
+ * object, and its bytes, with the command's other joins. */
+int rt_chain_join(struct xf_nl *nl, const struct xf_link *l, uint32_t xdp_flags, bool flowtable,
 		  struct xf_chain_keep *keep);
 /* The route member's object for one command's chain builds, loaded by the
  * first of them (its bytes chosen by the first rt_chain_join()).
