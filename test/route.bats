@@ -703,7 +703,9 @@ loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || tr
 # The kernel verifies route's XDP program once per command: the first
 # chain the command builds loads it, the others take its instructions
 # from there (they loaded a copy each, and the instance a third one that
-# nothing ran). Hook tc loads no XDP program. A new member's counters
+# nothing ran). Hook tc loads no XDP program, and a set all on hook xdp
+# no tc program (the instance verified one that nothing ran): the first
+# member on hook tc adds it to the instance. A new member's counters
 # start from 0 in a slot another left.
 @test "route's programs are loaded once per command, however many interfaces" {
 	local dev
@@ -720,6 +722,8 @@ loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || tr
 		xfwd -n "$XF_NS_R1" route attach dev veth1 dev veth2 hook xdp
 	assert_equal "$(loads xf_route_xdp)" 1
 	assert_equal "$(loads xf_chain)" 2
+	assert_equal "$(loads xf_route_tc)" 0
+	[[ -e $PIN_DIR/route/xf_rt_ifcfg && ! -e $PIN_DIR/route/prog_tc ]]
 	run -0 ping4 5 "$XF_H2_IP4" -q
 	assert_equal "$(ctr veth1 forwarded)" 5
 	assert_equal "$(ctr veth2 forwarded)" 5
@@ -739,6 +743,51 @@ loads() { grep -c "BPF_PROG_LOAD.*prog_name=\"$1\"" "$BATS_TEST_TMPDIR/st" || tr
 	assert_output "veth2:xdp veth3:xdp veth5:xdp"
 	# veth3 took the slot veth1 left, whose counters start again from 0.
 	assert_equal "$(ctr veth3 forwarded)" 0
+	assert_equal "$(loads xf_route_tc)" 0
+	[[ ! -e $PIN_DIR/route/prog_tc ]]
+	if no_tcx tc; then return; fi
+	# The first member on hook tc adds xf_route_tc, once, to the set
+	# that the members on hook xdp keep using.
+	strace -f -qq -e trace=bpf -o "$BATS_TEST_TMPDIR/st" \
+		xfwd -n "$XF_NS_R1" route attach dev veth1 hook tc
+	assert_equal "$(loads xf_route_tc)" 1
+	assert_equal "$(loads xf_route_xdp)" 0
+	[[ -e $PIN_DIR/route/prog_tc ]]
+	run -0 xr -j route show
+	run -0 jq -r '[.interfaces[] | "\(.dev):\(.hook)"] | join(" ")' <<<"$output"
+	assert_output "veth1:tc veth2:xdp veth3:xdp veth5:xdp"
+	run -0 ping4 5 "$XF_H2_IP4" -q
+	assert_equal "$(ctr veth1 forwarded)" 5
+	assert_equal "$(ctr veth2 forwarded)" 10
+}
+
+# links_by_name DEV: how many link requests (RTM_GETLINK, 18) naming DEV
+# (IFLA_IFNAME) the command traced into $BATS_TEST_TMPDIR/st sent. strace
+# names no type of a socket opened in another namespace than its own,
+# hence the numbers; -xx writes every byte in hex.
+links_by_name() {
+	local b pat='\x03\x00'
+	for b in $(printf '%s' "$1" | od -An -tx1); do pat+="\\x$b"; done
+	grep -E 'nlmsg_type=(RTM_GETLINK|0x12)[ ,]' "$BATS_TEST_TMPDIR/st" |
+		grep -cF "$pat\\x00" || true
+}
+
+# An attach reads each device it is given once, by its name, and hands
+# what it read down to the chain it joins on hook xdp (which read it three
+# times more).
+@test "route attach reads each device once" {
+	local hook
+	warm_up
+	xdp_ready
+	for hook in xdp tc; do
+		if no_tcx $hook; then continue; fi
+		strace -f -qq -xx -s 256 -e trace=sendto,sendmsg -o "$BATS_TEST_TMPDIR/st" \
+			xfwd -n "$XF_NS_R1" route attach dev veth1 dev veth2 hook $hook
+		assert_equal "$(links_by_name veth1) $(links_by_name veth2)" "1 1"
+		run -0 ping4 3 "$XF_H2_IP4" -q
+		assert_equal "$(ctr veth1 forwarded)" 3
+		run -0 xr route detach all
+	done
 }
 
 # gone_detach HOOK: veth3 attached with veth1 on HOOK, then deleted; detach

@@ -294,3 +294,90 @@ mtu4_locked() { mtu_steps 4 "$XF_H2_IP4/32" dev veth2 mtu lock 1300; }
 		run -0 xr route detach all
 	done
 }
+
+# traced CMD...: xfwd CMD in r1 under strace, its netlink requests kept;
+# route_dumps: how many IPv4 or IPv6 route dumps (RTM_GETROUTE, 26, with
+# NLM_F_DUMP) they held. strace names no type of a socket opened in
+# another namespace than its own, hence the number.
+traced() {
+	strace -f -qq -e trace=sendto,sendmsg -o "$BATS_TEST_TMPDIR/st" xfwd -n "$XF_NS_R1" "$@"
+}
+route_dumps() {
+	grep -cE 'nlmsg_type=(RTM_GETROUTE|0x1a)[ ,][^}]*nlmsg_flags=NLM_F_REQUEST[^}]*(NLM_F_DUMP|0x300)[^}]*\}, "\\x(02|0a)\\x00' \
+		"$BATS_TEST_TMPDIR/st" || true
+}
+
+# Attach and detach dump the routes (every table: a walk as long as the
+# FIB) only where the kernel's counter of that family moved since the
+# tables were written, and route refresh always does; what they keep is
+# exact, as the MTUs of routes added in between show. The build that
+# reads no kernel state keeps no such table and dumps nothing.
+# bats test_tags=guest
+@test "attach and detach dump the routes only after the FIB changed; route refresh always" {
+	local hook one=1 both=2
+	if kernel_lacks kern_ctx; then one=0 both=0; fi
+	for hook in xdp tc; do
+		if no_tcx $hook; then continue; fi
+		[[ $hook != xdp ]] || xdp_ready
+		traced route attach dev veth1 hook $hook
+		assert_equal "$(route_dumps)" $both
+		traced route attach dev veth2 hook $hook
+		assert_equal "$(route_dumps)" 0
+		run -0 big 4
+		assert_output through
+		# One family's counter moves: its dump alone, then none.
+		ip -n "$XF_NS_R1" route add "$XF_H2_IP4/32" dev veth2 mtu 1300
+		traced route detach dev veth2
+		assert_equal "$(route_dumps)" $one
+		traced route attach dev veth2 hook $hook
+		assert_equal "$(route_dumps)" 0
+		run -0 big 4
+		assert_output "mtu 1300"
+		ip -n "$XF_NS_R1" -6 route add "$XF_H2_IP6/128" dev veth2 mtu 1300
+		traced route detach dev veth2
+		assert_equal "$(route_dumps)" $one
+		traced route attach dev veth2 hook $hook
+		assert_equal "$(route_dumps)" 0
+		run -0 big 6
+		assert_output "mtu 1300"
+		traced route refresh
+		assert_equal "$(route_dumps)" $both
+		run -0 big 4
+		assert_output "mtu 1300"
+		run -0 xr route detach all
+		ip -n "$XF_NS_R1" route del "$XF_H2_IP4/32"
+		ip -n "$XF_NS_R1" -6 route del "$XF_H2_IP6/128"
+	done
+}
+
+# A FIB of 40,000 routes (20,000 a family, to h2's own addresses among
+# others): the first attach reads it, the next ones do not, and what the
+# fast path forwards to those routes it forwards as the kernel would
+# route it, the kernel's forwarding counter flat.
+# bats test_tags=guest
+@test "a FIB of 40,000 routes: read once, and forwarded on the fast path as the kernel routes it" {
+	local hook before both=2
+	if kernel_lacks kern_ctx; then both=0; fi
+	seq 20000 | awk -v h4="$XF_H2_IP4" -v h6="$XF_H2_IP6" '{
+		printf "route add 198.19.%d.%d/32 via %s\n", int($1 / 256), $1 % 256, h4
+		printf "route add 2001:2:0:7::%x/128 via %s\n", $1, h6 }' >"$BATS_TEST_TMPDIR/routes"
+	ip -n "$XF_NS_R1" -batch "$BATS_TEST_TMPDIR/routes"
+	ip -n "$XF_NS_H2" addr add 198.19.0.7/32 dev lo
+	ip -n "$XF_NS_H2" addr add 2001:2:0:7::7/128 dev lo nodad
+	for hook in xdp tc; do
+		if no_tcx $hook; then continue; fi
+		[[ $hook != xdp ]] || xdp_ready
+		traced route attach dev veth1 hook $hook
+		assert_equal "$(route_dumps)" $both
+		traced route attach dev veth2 hook $hook
+		assert_equal "$(route_dumps)" 0
+		before=$(kfwd_mark veth1 veth2)
+		run -0 ping4 5 198.19.0.7 -q
+		assert_output --partial "5 packets transmitted, 5 received"
+		run -0 ping6 5 2001:2:0:7::7 -q
+		assert_output --partial "5 packets transmitted, 5 received"
+		assert_equal "$(ctr veth1 forwarded) $(ctr veth2 forwarded)" "10 10"
+		kfwd_is "$before" 0 veth1 veth2
+		run -0 xr route detach all
+	done
+}

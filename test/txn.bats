@@ -62,6 +62,19 @@ load helpers/reliability
 	fault_loop "route detach dev veth2" -- route attach dev veth2 hook tc
 }
 
+# hook tc next to a set all on hook xdp: the command adds xf_route_tc to
+# the instance (which hook xdp never loads), and takes it back with the
+# rest. The undo starts the set again, so that each try loads it anew.
+@test "route attach on hook tc next to members on hook xdp: every step rolls back, the tc program's load too" {
+	xdp_ready
+	xt route attach dev veth1 hook xdp
+	printf '%s\n' "route detach all" "route attach dev veth1 hook xdp" >"$BATS_TEST_TMPDIR/undo"
+	fault_loop "-batch $BATS_TEST_TMPDIR/undo" -- \
+		route attach dev veth2 hook tc
+	((FAULTS > 10))
+	[[ -e $PIN_DIR/route/prog_tc ]]
+}
+
 @test "route detach of two devices: every step rolls back" {
 	xt route attach dev veth1 dev veth2 hook tc
 	fault_loop "route attach dev veth1 dev veth2 hook tc" -- route detach dev veth1 dev veth2

@@ -219,6 +219,16 @@ int xf_chain_tidy(struct xf_nl *nl, const char *dev)
 
 int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a)
 {
+	struct xf_link l;
+	int err;
+
+	err = xf_link_find(nl, dev, &l);
+	return err ?: chain_add_link(nl, &l, a);
+}
+
+int chain_add_link(struct xf_nl *nl, const struct xf_link *l, const struct xf_chain_add *a)
+{
+	const char *dev = l->name;
 	struct xf_chain_desc_member dm = { 0 };
 	struct xf_chain_desc d;
 	char tmp[CHAIN_PATH_LEN + 64], dst[CHAIN_PATH_LEN + 64], dir[CHAIN_PATH_LEN + 32], why[128];
@@ -228,7 +238,7 @@ int xf_chain_add(struct xf_nl *nl, const char *dev, const struct xf_chain_add *a
 	int pos, err;
 	bool had_maps;
 
-	err = chain_if_open(nl, dev, true, &c);
+	err = chain_if_open_link(nl, l, true, &c);
 	if (err)
 		return err;
 	chain_tidy_copies(&c);

@@ -11,6 +11,7 @@
 #include "xbpf.h"
 
 struct xf_nl;
+struct xf_link;
 struct bpf_object;
 struct bpf_program;
 
@@ -231,6 +232,10 @@ struct xf_chain_builtin {
  * or -errno after an Error line. */
 int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_builtin *b,
 		  const void *elf, size_t size);
+/* The same for the device l that the caller read in this command (its
+ * name, ifindex and XDP state), which is not read again. */
+int xf_chain_join_link(struct xf_nl *nl, const struct xf_link *l,
+		       const struct xf_chain_builtin *b, const void *elf, size_t size);
 /* The fd of dev's chain link (the caller closes it), or -ENOENT. */
 int xf_chain_link_fd(int ifindex);
 /* Zero dev's chain counters (every member, every CPU). 0/-errno. */

@@ -74,14 +74,25 @@ static bool chain_remains(const struct chain_if *c)
 
 int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct chain_if *c)
 {
+	struct xf_link l;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->link_fd = c->desc_fd = c->cnt_fd = -1;
+	err = xf_link_find(nl, dev, &l);
+	return err ?: chain_if_open_link(nl, &l, for_change, c);
+}
+
+int chain_if_open_link(struct xf_nl *nl, const struct xf_link *l, bool for_change,
+		       struct chain_if *c)
+{
+	const char *dev = l->name;
 	uint32_t key = 0;
 	int err;
 
 	memset(c, 0, sizeof(*c));
 	c->link_fd = c->desc_fd = c->cnt_fd = -1;
-	err = xf_link_find(nl, dev, &c->l);
-	if (err)
-		return err;
+	c->l = *l;
 	err = xf_pin_path(c->pin, sizeof(c->pin), c->l.ifindex, NULL) ?:
 	      xf_run_path(c->run, sizeof(c->run), c->l.ifindex, NULL);
 	if (err)

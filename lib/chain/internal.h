@@ -30,6 +30,12 @@ struct chain_if {
 
 /* Open dev's chain, or an empty one. A foreign XDP program is refused. */
 int chain_if_open(struct xf_nl *nl, const char *dev, bool for_change, struct chain_if *c);
+/* The same for the device l, already read by the caller in this command
+ * (copied into c->l; read again only where remains are unpinned). */
+int chain_if_open_link(struct xf_nl *nl, const struct xf_link *l, bool for_change,
+		       struct chain_if *c);
+/* xf_chain_add for the device l, already read (chain_if_open_link). */
+int chain_add_link(struct xf_nl *nl, const struct xf_link *l, const struct xf_chain_add *a);
 void chain_if_close(struct chain_if *c);
 /* Unpin the chain's description, counters and link (the link last), and
  * remove the directories left empty. */

@@ -350,21 +350,28 @@ static void chain_tidy_tmp(const char *name)
 int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_builtin *b,
 		  const void *elf, size_t size)
 {
+	struct xf_link l;
+	int err;
+
+	err = xf_link_find(nl, dev, &l);
+	return err ?: xf_chain_join_link(nl, &l, b, elf, size);
+}
+
+int xf_chain_join_link(struct xf_nl *nl, const struct xf_link *l,
+		       const struct xf_chain_builtin *b, const void *elf, size_t size)
+{
 	struct xf_chain_add a = {
 		.prog = b->prog, .name = b->name, .has_prio = true, .prio = b->prio,
 		.maps = b->maps, .xdp_flags = b->xdp_flags, .keep = b->keep,
 	};
+	const char *dev = l->name;
 	struct chain_if c;
-	struct xf_link l;
 	char tmp[64];
 	int fd, err;
 
-	err = xf_link_find(nl, dev, &l);
-	if (err)
-		return err;
 	/* The member already there was left by a command killed before it
 	 * pinned its own link (the caller found none): it is reused. */
-	err = chain_if_open(nl, dev, false, &c);
+	err = chain_if_open_link(nl, l, false, &c);
 	if (err)
 		return err;
 	fd = chain_find_member(&c.d, b->name) >= 0 ? fcntl(c.link_fd, F_DUPFD_CLOEXEC, 3) : -ENOENT;
@@ -387,11 +394,11 @@ int xf_chain_join(struct xf_nl *nl, const char *dev, const struct xf_chain_built
 	}
 	close(fd);
 	a.obj = tmp;
-	err = xf_chain_add(nl, dev, &a);
+	err = chain_add_link(nl, l, &a);
 	unlink(tmp);
 	if (err)
 		return err;
-	fd = xf_chain_link_fd(l.ifindex);
+	fd = xf_chain_link_fd(l->ifindex);
 	if (fd < 0) {
 		fprintf(stderr, "Error: cannot open the chain link of %s: %s.\n", dev,
 			strerror(-fd));

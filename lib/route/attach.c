@@ -265,7 +265,9 @@ static int rt_attach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_dev *d,
 		 * parent, or a sibling's): the same link pinned once more. */
 		fd = rt_carrier_link(d->carrier);
 		if (fd < 0) {
-			fd = rt_chain_join(nl, d->cl.name, d->xdp_flags, o->flowtable, keep);
+			/* The carrier as rt_resolve() read it: one read of
+			 * each device a command. */
+			fd = rt_chain_join(nl, &d->cl, d->xdp_flags, o->flowtable, keep);
 			if (fd < 0)
 				return fd;
 			d->chain_done = true;
@@ -635,7 +637,13 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 	if (err)
 		return err;
 	err = rt_check_xfrm(&in, o) ?: rt_check_egress(nl, &in, d, n, o);
+	/* xf_route_tc only for a command with a device on hook tc: hook xdp
+	 * runs route's XDP program in its chains. */
+	for (i = 0; i < n && !err; i++)
+		if (d[i].hook == XF_HOOK_TC)
+			err = rt_inst_tc(&in, rt_inst_kctx(&in));
 	if (err) {
+		xf_inst_drop_added(&in);
 		if (in.created)
 			xf_inst_remove(&in);
 		xf_inst_close(&in);
@@ -648,7 +656,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 			break;
 	}
 	if (!err) {
-		err = rt_refresh(&in);
+		err = rt_refresh(&in, false);
 		if (err)
 			fprintf(stderr, "Error: cannot refresh the forwarding set: %s.\n",
 				strerror(-err));
@@ -657,6 +665,7 @@ int xf_route_attach(struct xf_nl *nl, const char *const *devs, int n,
 		for (i = i < n ? i : n - 1; i >= 0; i--)
 			rt_undo_one(nl, &in, &d[i]);
 		rt_bond_prune(&in);
+		xf_inst_drop_added(&in);
 		if (in.created)
 			xf_inst_remove(&in);
 	}

@@ -159,6 +159,7 @@ static void rt_undetach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone
 {
 	uint32_t key = g->ifindex;
 	int fd = g->link_fd, err = 0;
+	struct xf_link cl;
 
 	if (g->cfg_gone)
 		rt_ifcfg_put(in, key, &g->cfg, BPF_ANY);
@@ -172,8 +173,10 @@ static void rt_undetach_one(struct xf_nl *nl, struct xf_inst *in, struct rt_gone
 			close(g->link_fd);
 			g->link_fd = -1;
 		}
-		fd = rt_chain_join(nl, g->cname, g->xdp_flags,
-				   g->has_cfg && (g->cfg.flags & XF_RTIF_FLOWTABLE), NULL);
+		fd = xf_link_find(nl, g->cname, &cl);
+		if (!fd)
+			fd = rt_chain_join(nl, &cl, g->xdp_flags,
+					   g->has_cfg && (g->cfg.flags & XF_RTIF_FLOWTABLE), NULL);
 	} else if (g->xdp && g->carrier != g->ifindex) {
 		/* A sibling put the carrier's chain back first: its link. */
 		int cfd = rt_carrier_link(g->carrier);
@@ -306,7 +309,7 @@ static int rt_detach_set(struct xf_nl *nl, int *ifx, int cnt, enum rt_which whic
 		if (bpf_map_get_next_key(in.fd[RT_MAP_IFCFG], NULL, &key) &&
 		    !rt_pinned_ifindexes(ifx, 1)) {
 			xf_inst_remove(&in);
-		} else if ((err = rt_refresh(&in))) {
+		} else if ((err = rt_refresh(&in, false))) {
 			/* The detach is done; only the others' flags may be old. */
 			fprintf(stderr, "Warning: cannot refresh the forwarding set: %s.\n",
 				strerror(-err));

@@ -90,8 +90,9 @@ static bool rt_peer_ok(struct rt_fast *f, int ifindex, uint8_t *mac)
 	return true;
 }
 
-void rt_fast_begin(struct rt_fast *f)
+void rt_fast_begin(struct rt_fast *f, bool walk)
 {
+	f->walk = walk;
 	f->nl = NULL;
 	if (xf_nl_open(&f->nl, NETLINK_ROUTE))
 		f->nl = NULL;
@@ -250,17 +251,49 @@ static int rt_table_write(struct xf_inst *in, int map, const void *buckets, uint
  * MTU, valid with q0, the fib_seq read before the caller's walk, if the
  * counter has not moved by the end of the dump. Left invalid otherwise:
  * the programs then take only packets of up to 1280 bytes. */
-static void rt_mtu4(struct rt_fast *f, struct xf_inst *in, uint32_t q0, struct xf_route_loc6 *hdr)
+static void rt_mtu4(struct rt_fast *f, struct xf_inst *in, uint32_t q0,
+		    const struct xf_route_loc6 *old, struct xf_route_loc6 *hdr)
 {
 	uint32_t g1, s1, q1, mtu;
 	bool q1_ok;
 
+	/* The last dump's answer, valid as long as fib_seq is what it was
+	 * then (xfwd_bpf.h): the programs trust it on the same terms. */
+	if (!f->walk && old->hdr.mtu4_valid && old->hdr.fib_seq == q0) {
+		hdr->hdr.mtu4_valid = 1;
+		hdr->hdr.fib_seq = q0;
+		hdr->hdr.min_mtu4 = old->hdr.min_mtu4;
+		return;
+	}
 	if (!f->nl || xf_route4_min_mtu(f->nl, &mtu) ||
 	    rt_genids(in, &g1, &s1, &q1, &q1_ok) || !q1_ok || q1 != q0)
 		return;
 	hdr->hdr.mtu4_valid = 1;
 	hdr->hdr.fib_seq = q0;
 	hdr->hdr.min_mtu4 = mtu;
+}
+
+/* The IPv6 local table and smallest route MTU that xf_rt_loc6 holds, into
+ * t, when its header old is valid with the counter s0 read now: nothing
+ * came since the dump it was made from (a route that went since leaves
+ * it as the programs take it, xfwd_bpf.h), so no dump, as long as the
+ * FIB, is needed to write it again. 0, or 1 when the caller dumps. */
+static int rt_loc6_kept(struct rt_fast *f, struct xf_inst *in, const struct xf_route_loc6 *old,
+			uint32_t s0, struct rt_addrs *t)
+{
+	uint32_t k;
+
+	if (f->walk || !old->hdr.valid || old->hdr.sernum != s0)
+		return 1;
+	for (k = 0; k < XF_RT_LOC6_BUCKETS; k++) {
+		if (bpf_map_lookup_elem(in->fd[RT_MAP_LOC6], &k, &t->loc6[k])) {
+			memset(t->loc6, 0, sizeof(t->loc6));
+			return 1;
+		}
+	}
+	t->loc6_bits = old->hdr.bits[0] | (uint64_t)old->hdr.bits[1] << 32;
+	t->loc6_mtu = old->hdr.min_mtu;
+	return 0;
 }
 
 int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
@@ -270,6 +303,7 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	struct xf_route_loc6 hdr6 = { .hdr.bits = { ~0U, ~0U } };
 	uint32_t key = XF_RT_SRC4_HDR, key6 = XF_RT_LOC6_HDR, g0 = 0, s0 = 0, q0 = 0;
 	int err, gerr, lerr = 1, werr;
+	struct xf_route_loc6 old6 = { 0 };
 	bool q0_ok = false;
 	struct rt_addrs *t;
 
@@ -278,6 +312,9 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 		err = -ENOMEM;
 		goto out;
 	}
+	/* What the last refresh wrote, read before it is invalidated. */
+	if (bpf_map_lookup_elem(in->fd[RT_MAP_LOC6], &key6, &old6))
+		memset(&old6, 0, sizeof(old6));
 	/* The tables stop counting before anything in them changes. */
 	gerr = rt_genids(in, &g0, &s0, &q0, &q0_ok);
 	if (bpf_map_update_elem(in->fd[RT_MAP_SRC4], &key, &hdr4, BPF_ANY) ||
@@ -286,8 +323,10 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	/* Without the addresses the hint is empty and the tables invalid:
 	 * every packet is looked up, as before. */
 	err = f->nl ? xf_addr_walk(f->nl, rt_addr_add, t) : -ENOTCONN;
-	if (!err && !gerr)
+	if (!err && !gerr && rt_loc6_kept(f, in, &old6, s0, t))
 		lerr = xf_route6_local(f->nl, rt_loc6_add, t, &t->loc6_mtu);
+	else if (!err && !gerr)
+		lerr = 0;
 	if (err)
 		memset(t, 0, sizeof(*t));
 	werr = rt_array_write(in->fd[RT_MAP_LOCAL], t->local, XF_RT_LOCAL_SLOTS);
@@ -302,7 +341,7 @@ int rt_fast_end(struct rt_fast *f, struct xf_inst *in)
 	} else if (!err && gerr != -EOPNOTSUPP)
 		err = gerr;
 	if (!err && !gerr && q0_ok)
-		rt_mtu4(f, in, q0, &hdr6);
+		rt_mtu4(f, in, q0, &old6, &hdr6);
 	/* A local table with another route, or too full: both tables are
 	 * looked up. The header carries IPv4's part either way. */
 	if (!err && !gerr && !lerr && !t->loc6_full) {

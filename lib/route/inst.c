@@ -25,9 +25,10 @@
 /* Maps are pinned under their own names: the chain layer finds them that
  * way when route is a member of an interface's XDP chain. xf_route_xdp
  * runs only in chains, which load it themselves: the instance has no copy
- * of it. */
+ * of it. xf_route_tc is lazy: loaded by the first attach on hook tc
+ * (rt_inst_tc), so that a set all on hook xdp never verifies it. */
 static const struct xf_inst_obj rt_objs[RT_NFDS] = {
-	[RT_PROG_TC] = { "prog_tc", "xf_route_tc" },
+	[RT_PROG_TC] = { "prog_tc", "xf_route_tc", .lazy = true },
 	[RT_MAP_TX] = { .pin = "xf_tx_ports" },
 	[RT_MAP_IFCFG] = { .pin = "xf_rt_ifcfg" },
 	[RT_MAP_STATS] = { .pin = "xf_rt_stats" },
@@ -54,6 +55,15 @@ const void *rt_elf(size_t *size)
 	/* What `feature` shows as kern_ctx. */
 	xf_probe_kern_ctx(&p);
 	return p.yes ? route_kctx_bpf__elf_bytes(size) : route_bpf__elf_bytes(size);
+}
+
+int rt_inst_tc(struct xf_inst *in, bool kctx)
+{
+	const void *elf;
+	size_t size;
+
+	elf = kctx ? route_kctx_bpf__elf_bytes(&size) : route_bpf__elf_bytes(&size);
+	return xf_inst_add(in, RT_PROG_TC, elf, size);
 }
 
 int rt_slot_zero(struct xf_inst *in, uint32_t slot)

@@ -61,6 +61,12 @@ extern const struct xf_inst_desc rt_inst_desc;
  * CAP_PERFMON (or CAP_SYS_ADMIN) lets it read kernel memory, else the
  * plain one. As a skeleton's name__elf_bytes(). */
 const void *rt_elf(size_t *size);
+/* Add xf_route_tc to the open instance in, unless it has it: what an
+ * attach on hook tc needs first (xf_inst_add; xf_inst_drop_added() takes
+ * it back), from the build the instance's other programs are of (kctx:
+ * rt_inst_kctx()), whatever this command's capabilities would choose.
+ * Prints its own Error. 0/-errno. */
+int rt_inst_tc(struct xf_inst *in, bool kctx);
 /* Zero the counters of a member's slot: every reason's, on every CPU, in
  * one call (a new member starts from nothing; stats reset). 0/-errno. */
 int rt_slot_zero(struct xf_inst *in, uint32_t slot);
@@ -205,11 +211,12 @@ int rt_vlan_sync(struct xf_nl *nl, struct xf_inst *in, const uint32_t *members, 
 int rt_vlan_cfg(struct xf_inst *in, uint32_t ifindex, const struct xf_route_ifcfg *cfg);
 
 /* join.c: route in an interface's XDP chain. */
-/* Join dev's XDP chain as the member "route" (a new chain in xdp_flags'
- * mode), running xf_route_flow (route_flow.bpf.c) when flowtable, else
- * xf_route_xdp: the chain's link fd, or -errno. keep (or NULL) shares
- * xf_route_xdp's object, and its bytes, with the command's other joins. */
-int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable,
+/* Join the XDP chain of l (the device as this command read it, not read
+ * again) as the member "route" (a new chain in xdp_flags' mode), running
+ * xf_route_flow (route_flow.bpf.c) when flowtable, else xf_route_xdp: the
+ * chain's link fd, or -errno. keep (or NULL) shares xf_route_xdp's
+ * object, and its bytes, with the command's other joins. */
+int rt_chain_join(struct xf_nl *nl, const struct xf_link *l, uint32_t xdp_flags, bool flowtable,
 		  struct xf_chain_keep *keep);
 /* The route member's object for one command's chain builds, loaded by the
  * first of them (its bytes chosen by the first rt_chain_join()).
@@ -219,9 +226,11 @@ void rt_chain_keep(struct xf_chain_keep *k);
 /* fast.c: the fast path's shortcuts, read at attach and on every refresh. */
 struct rt_fast {
 	struct xf_nl *nl;	/* NULL: no shortcut is granted */
+	bool walk;		/* dump the routes even where the kernel's
+				 * counters say the last dump still holds */
 };
-/* Start a refresh: open what the checks need. */
-void rt_fast_begin(struct rt_fast *f);
+/* Start a refresh: open what the checks need. walk: see struct rt_fast. */
+void rt_fast_begin(struct rt_fast *f, bool walk);
 /* Set (or clear) XF_RTIF_PEER and peer_mac of ifindex's cfg. */
 void rt_fast_peer(struct rt_fast *f, int ifindex, struct xf_route_ifcfg *cfg);
 /* Write this namespace's addresses into xf_rt_local and xf_rt_src4, its
@@ -260,8 +269,10 @@ int rt_bond_prune(struct xf_inst *in);
 /* refresh.c: the members' flags and tables read again. */
 /* Re-read what can change under the members (their XDP redirect targets,
  * rp_filter, the forwarding and accept_local sysctls, the fast path's
- * shortcuts and tables, the VLAN map) and rewrite their entries.
- * 0/-errno. */
-int rt_refresh(struct xf_inst *in);
+ * shortcuts and tables, the VLAN map) and rewrite their entries. The
+ * routes are dumped (every table: a walk as long as the FIB) only when
+ * walk, or when the kernel's counters moved since the dump the tables
+ * hold (rt_fast_end). 0/-errno. */
+int rt_refresh(struct xf_inst *in, bool walk);
 
 #endif

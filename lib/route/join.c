@@ -9,7 +9,7 @@
 /* hook xdp: route joins the interface's XDP chain as the member "route",
  * last by priority, so filters added to the chain run before it. The
  * chain's link is pinned a second time as the interface's route link. */
-int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool flowtable,
+int rt_chain_join(struct xf_nl *nl, const struct xf_link *l, uint32_t xdp_flags, bool flowtable,
 		  struct xf_chain_keep *keep)
 {
 	/* lookup flowtable's program shares the maps: it joins the same way,
@@ -33,7 +33,7 @@ int rt_chain_join(struct xf_nl *nl, const char *dev, uint32_t xdp_flags, bool fl
 	} else {
 		elf = rt_elf(&size);
 	}
-	return xf_chain_join(nl, dev, &b, elf, size);
+	return xf_chain_join_link(nl, l, &b, elf, size);
 }
 
 void rt_chain_keep(struct xf_chain_keep *k)

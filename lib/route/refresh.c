@@ -20,7 +20,7 @@
 
 /* Re-read what can change under us for every member: whether it takes XDP
  * redirects now (a veth does only while its peer has XDP or GRO). */
-int rt_refresh(struct xf_inst *in)
+int rt_refresh(struct xf_inst *in, bool walk)
 {
 	uint32_t keys[XF_RT_MAX_IF];
 	bool reported = xf_xdp_features_reported();
@@ -31,7 +31,7 @@ int rt_refresh(struct xf_inst *in)
 	n = rt_ifcfg_keys(in, keys, XF_RT_MAX_IF);
 	if (n < 0)
 		return n;
-	rt_fast_begin(&fast);
+	rt_fast_begin(&fast, walk);
 	for (i = 0; i < n; i++) {
 		uint32_t key = keys[i], tx;
 
@@ -157,7 +157,9 @@ int xf_route_refresh(void)
 		fprintf(stderr, "Error: cannot read the forwarding set: %s.\n", strerror(-err));
 		goto out;
 	}
-	err = rt_refresh(&in);
+	/* route refresh is the operator's way to have everything read
+	 * anew: the routes too, whatever the counters say. */
+	err = rt_refresh(&in, true);
 	if (!err)
 		goto out;
 	fprintf(stderr, "Error: cannot refresh the forwarding set: %s.\n", strerror(-err));
