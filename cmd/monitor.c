@@ -126,7 +126,12 @@ static int mon_refresh(struct mon *m, struct mon_ns *ns, const struct xf_mon_bat
 	if (!err)
 		err = xfwd_lock(m->x);
 	if (!err) {
-		err = xf_route_refresh();
+		/* Every table is walked (as long as the FIB) at start, after
+		 * an overrun and after a route went: the tables copied from
+		 * it then hold more than they must, on the safe side, until
+		 * a walk. A route added moves its family's counter, and the
+		 * refresh dumps that family alone (rt_fast_end()). */
+		err = xf_route_refresh(cause || b->route_gone);
 		xf_unlock(m->x->lock_fd);
 		m->x->lock_fd = -1;
 	}

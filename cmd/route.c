@@ -136,7 +136,7 @@ static int route_refresh(struct xfwd *x, struct xf_args *a)
 	if (arg_more(a))
 		return arg_unexpected(a);
 	err = xfwd_lock(x);
-	return err ?: xf_route_refresh();
+	return err ?: xf_route_refresh(true);
 }
 
 static const char *route_family_name(uint32_t flags)

@@ -87,6 +87,8 @@ static int mon_count(const struct nlmsghdr *nlh, void *arg)
 		b->n[k]++;
 		b->events++;
 	}
+	if (nlh->nlmsg_type == RTM_DELROUTE)
+		b->route_gone = true;
 	return 0;
 }
 

@@ -23,6 +23,7 @@ enum xf_mon_kind {
 struct xf_mon_batch {
 	unsigned int n[XF_MON_KINDS];
 	unsigned int events;
+	bool route_gone;	/* a route was deleted (RTM_DELROUTE) */
 	bool overrun;
 };
 

@@ -122,7 +122,7 @@ static int rt_tx_put(struct xf_inst *in, const struct xf_map_snap *s,
 	return err;
 }
 
-int xf_route_refresh(void)
+int xf_route_refresh(bool walk)
 {
 	struct xf_map_snap snap[RT_REFRESH_MAPS];
 	struct rt_tx_saved tx[XF_RT_MAX_IF];
@@ -158,8 +158,9 @@ int xf_route_refresh(void)
 		goto out;
 	}
 	/* route refresh is the operator's way to have everything read
-	 * anew: the routes too, whatever the counters say. */
-	err = rt_refresh(&in, true);
+	 * anew: the routes too, whatever the counters say; the monitor
+	 * asks for it after route events only. */
+	err = rt_refresh(&in, walk);
 	if (!err)
 		goto out;
 	fprintf(stderr, "Error: cannot refresh the forwarding set: %s.\n", strerror(-err));

@@ -144,9 +144,11 @@ int xf_route_detach(struct xf_nl *nl, const char *const *devs, int n, bool all);
 /* Read again what the fast path decides by and can change under it
  * (rt_refresh(): the peers' XDP, rp_filter, forwarding and accept_local
  * sysctls, the namespace's addresses, the VLAN devices), as attach and
- * detach do, without touching a link. 0 also when nothing is attached;
+ * detach do, without touching a link. The routes are dumped (a walk as
+ * long as the FIB) when walk, else only where the kernel's counters say
+ * the tables' last dump no longer holds. 0 also when nothing is attached;
  * all or nothing; prints its own Error. */
-int xf_route_refresh(void);
+int xf_route_refresh(bool walk);
 /* Detach the members whose interface has gone, telling r of each (for
  * xfwd gc). All or nothing. 0/-errno. */
 int xf_route_sweep(struct xf_nl *nl, const struct xf_gc_report *r);
