@@ -53,7 +53,7 @@ comp() {
 
 @test "options come from help's OPTIONS, in full" {
 	comp "xfwd -"
-	assert_equal "$REPLY" "-Version -batch -debug -force -help -human -json -netns -pretty -statistics"
+	assert_equal "$REPLY" "-Version -all -batch -debug -force -help -human -json -netns -pretty -statistics"
 	comp "xfwd -j"
 	assert_equal "$REPLY" "-json"
 }
