@@ -329,8 +329,18 @@ static int monitor_run(struct xfwd *x, struct xf_args *a)
 	int err, sfd, ifd = -1, i;
 	sigset_t old;
 
+	struct xf_nl *nl;
+
 	if (arg_more(a))
 		return arg_unexpected(a);
+	/* As every changing command: the capabilities, the lock and the
+	 * namespace's netlink socket first (test/fuzz's seam), then the
+	 * lock let go; each refresh takes it again. */
+	err = xfwd_nl_locked(x, &nl);
+	if (err)
+		return err;
+	xf_unlock(x->lock_fd);
+	x->lock_fd = -1;
 	sfd = mon_signals(&old);
 	if (sfd < 0) {
 		fprintf(stderr, "Error: cannot take SIGINT and SIGTERM: %s.\n", strerror(-sfd));
