@@ -295,16 +295,20 @@ mtu4_locked() { mtu_steps 4 "$XF_H2_IP4/32" dev veth2 mtu lock 1300; }
 	done
 }
 
-# traced CMD...: xfwd CMD in r1 under strace, its netlink requests kept;
-# route_dumps: how many IPv4 or IPv6 route dumps (RTM_GETROUTE, 26, with
-# NLM_F_DUMP) they held. strace names no type of a socket opened in
-# another namespace than its own, hence the number.
+# traced CMD...: xfwd CMD in r1 under strace, its netlink requests kept
+# for route_dumps (helpers/route.bash).
 traced() {
 	strace -f -qq -e trace=sendto,sendmsg -o "$BATS_TEST_TMPDIR/st" xfwd -n "$XF_NS_R1" "$@"
 }
-route_dumps() {
-	grep -cE 'nlmsg_type=(RTM_GETROUTE|0x1a)[ ,][^}]*nlmsg_flags=NLM_F_REQUEST[^}]*(NLM_F_DUMP|0x300)[^}]*\}, "\\x(02|0a)\\x00' \
-		"$BATS_TEST_TMPDIR/st" || true
+
+# attach_two HOOK N: veth1 then veth2 on HOOK, the first attach dumping N
+# route tables, the second none.
+attach_two() {
+	[[ $1 != xdp ]] || xdp_ready
+	traced route attach dev veth1 hook "$1"
+	assert_equal "$(route_dumps)" "$2"
+	traced route attach dev veth2 hook "$1"
+	assert_equal "$(route_dumps)" 0
 }
 
 # Attach and detach dump the routes (every table: a walk as long as the
@@ -318,11 +322,7 @@ route_dumps() {
 	if kernel_lacks kern_ctx; then one=0 both=0; fi
 	for hook in xdp tc; do
 		if no_tcx $hook; then continue; fi
-		[[ $hook != xdp ]] || xdp_ready
-		traced route attach dev veth1 hook $hook
-		assert_equal "$(route_dumps)" $both
-		traced route attach dev veth2 hook $hook
-		assert_equal "$(route_dumps)" 0
+		attach_two $hook $both
 		run -0 big 4
 		assert_output through
 		# One family's counter moves: its dump alone, then none.
@@ -366,11 +366,7 @@ route_dumps() {
 	ip -n "$XF_NS_H2" addr add 2001:2:0:7::7/128 dev lo nodad
 	for hook in xdp tc; do
 		if no_tcx $hook; then continue; fi
-		[[ $hook != xdp ]] || xdp_ready
-		traced route attach dev veth1 hook $hook
-		assert_equal "$(route_dumps)" $both
-		traced route attach dev veth2 hook $hook
-		assert_equal "$(route_dumps)" 0
+		attach_two $hook $both
 		before=$(kfwd_mark veth1 veth2)
 		run -0 ping4 5 198.19.0.7 -q
 		assert_output --partial "5 packets transmitted, 5 received"

@@ -323,3 +323,15 @@ route_teardown() {
 	topo_destroy
 	((!left))
 }
+
+# route_dumps [4|6]: the route dumps (RTM_GETROUTE, 26, with NLM_F_DUMP)
+# of that family (both without one) in the strace output
+# $BATS_TEST_TMPDIR/st so far. strace names no type of a socket opened in
+# another namespace than its own, hence the number.
+route_dumps() {
+	local fam='(02|0a)'
+	[[ ${1:-} != 4 ]] || fam=02
+	[[ ${1:-} != 6 ]] || fam=0a
+	grep -cE 'nlmsg_type=(RTM_GETROUTE|0x1a)[ ,][^}]*nlmsg_flags=NLM_F_REQUEST[^}]*(NLM_F_DUMP|0x300)[^}]*\}, "\\x'"$fam"'\\x00' \
+		"$BATS_TEST_TMPDIR/st" || true
+}
