@@ -57,7 +57,7 @@ struct mon {
 	int n, cap;
 	int self;		/* the namespace xfwd runs in */
 	int rcvbuf;
-	bool all, pending;	/* -all; a name not yet a namespace */
+	bool pending;		/* a name of /run/netns not yet a namespace */
 };
 
 static double mon_now(void)
@@ -325,7 +325,7 @@ static int mon_loop(struct mon *m, int sfd, int ifd)
 
 static int monitor_run(struct xfwd *x, struct xf_args *a)
 {
-	struct mon m = { .x = x, .self = -1, .rcvbuf = mon_rcvbuf(), .all = x->all };
+	struct mon m = { .x = x, .self = -1, .rcvbuf = mon_rcvbuf() };
 	int err, sfd, ifd = -1, i;
 	sigset_t old;
 
@@ -346,7 +346,7 @@ static int monitor_run(struct xfwd *x, struct xf_args *a)
 		fprintf(stderr, "Error: cannot take SIGINT and SIGTERM: %s.\n", strerror(-sfd));
 		return sfd;
 	}
-	if (m.all) {
+	if (x->all) {
 		m.self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 		/* Watched before the first scan: no namespace slips between. */
 		ifd = m.self < 0 ? -1 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);

@@ -104,10 +104,9 @@ int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc)
 {
 	int fds[XF_INST_MAX], pinned[XF_INST_MAX], idx[XF_INST_MAX], i, n, err;
 	const char *names[XF_INST_MAX] = { NULL };
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = desc->name);
-	char why[512], kconfig[32];
 	struct bpf_object *obj;
 	const void *elf;
+	char why[512];
 	size_t size;
 
 	inst_init(in, desc);
@@ -122,8 +121,7 @@ int xf_inst_create(struct xf_inst *in, const struct xf_inst_desc *desc)
 		return err;
 	}
 	elf = desc->elf(&size);
-	oo.kconfig = xf_bpf_kconfig(kconfig, sizeof(kconfig));
-	obj = bpf_object__open_mem(elf, size, &oo);
+	obj = xf_bpf_open_mem(elf, size, desc->name);
 	if (obj)
 		inst_autoload(obj, desc);
 	err = obj ? bpf_object__load(obj) : -errno;
@@ -180,9 +178,8 @@ static int inst_map_index(const struct xf_inst_desc *desc, const char *name)
 int xf_inst_add(struct xf_inst *in, int i, const void *elf, size_t size)
 {
 	const struct xf_inst_desc *desc = in->desc;
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = desc->name);
 	const struct xf_inst_obj *o = &desc->objs[i];
-	char why[512], kconfig[32];
+	char why[512];
 	struct bpf_object *obj;
 	struct bpf_program *p;
 	struct bpf_map *m;
@@ -192,8 +189,7 @@ int xf_inst_add(struct xf_inst *in, int i, const void *elf, size_t size)
 		return 0;
 	/* Opened as create opens it: the same Kconfig, so the program keeps
 	 * the maps as the set's other programs do (route_nbr.h's clock). */
-	oo.kconfig = xf_bpf_kconfig(kconfig, sizeof(kconfig));
-	obj = bpf_object__open_mem(elf, size, &oo);
+	obj = xf_bpf_open_mem(elf, size, desc->name);
 	if (!obj)
 		err = -errno;
 	if (!err) {

@@ -487,6 +487,24 @@ const char *xf_bpf_kconfig(char *buf, size_t len)
 	return buf;
 }
 
+struct bpf_object *xf_bpf_open_mem(const void *elf, size_t size, const char *name)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = name);
+	char kconfig[32];
+
+	oo.kconfig = xf_bpf_kconfig(kconfig, sizeof(kconfig));
+	return bpf_object__open_mem(elf, size, &oo);
+}
+
+struct bpf_object *xf_bpf_open_file(const char *path)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	char kconfig[32];
+
+	oo.kconfig = xf_bpf_kconfig(kconfig, sizeof(kconfig));
+	return bpf_object__open_file(path, &oo);
+}
+
 int xf_ncpus(void)
 {
 	int n = libbpf_num_possible_cpus();

@@ -101,5 +101,11 @@ int xf_ncpus(void);
  * extern is left to a config file the system does not have (Debian's
  * kernels have no /proc/config.gz, and a guest no /boot), weak or not. */
 const char *xf_bpf_kconfig(char *buf, size_t len);
+/* A BPF object opened with that Kconfig: from memory (elf, size bytes,
+ * named name) or from a file. Every object xfwd loads is opened here, so
+ * that none misses it (a skeleton passes xf_bpf_kconfig() itself). NULL
+ * with errno set. */
+struct bpf_object *xf_bpf_open_mem(const void *elf, size_t size, const char *name);
+struct bpf_object *xf_bpf_open_file(const char *path);
 
 #endif

@@ -181,9 +181,6 @@ static struct bpf_object *chain_member_open(const struct chain_if *c, const char
 					     struct bpf_program **prog, char *msg, size_t len)
 {
 	char dir[CHAIN_PATH_LEN + 32], pin[CHAIN_PATH_LEN + 64], why[256], ebuf[128];
-	char kconfig[32];
-	LIBBPF_OPTS(bpf_object_open_opts, oo,
-		    .kconfig = xf_bpf_kconfig(kconfig, sizeof(kconfig)));
 	struct bpf_object *obj;
 	struct bpf_program *p;
 	struct bpf_map *map;
@@ -193,7 +190,7 @@ static struct bpf_object *chain_member_open(const struct chain_if *c, const char
 		snprintf(msg, len, "member %s: %s", dm->name, why);
 		return NULL;
 	}
-	obj = bpf_object__open_file(path, &oo);
+	obj = xf_bpf_open_file(path);
 	if (!obj) {
 		snprintf(msg, len, "member %s: cannot open its object: %s", dm->name,
 			 chain_err_str(errno, ebuf, sizeof(ebuf)));
