@@ -187,12 +187,7 @@ allowed_syscalls() {
 	# address, and the monitor's refresh puts it in the table.
 	in_r1 ip addr add "$src/32" dev lo
 	wait_until 5 grep -qE '^refresh ([a-z]+,)*address[ ,]' "$out" || { cat "$out"; false; }
-	run -0 xr -j route get "$XF_H2_IP4" iif veth1 from "$src"
-	if kernel_lacks kern_ctx; then
-		assert_equal "$(jq -r .source_check <<<"$output")" lookup
-	else
-		assert_equal "$(jq -r .source_check <<<"$output")" addresses
-	fi
+	assert_equal "$(source_check "$src")" "$(table_check)"
 	# SIGTERM to the monitor itself (strace, unshare and setpriv stand
 	# between it and this shell): it stops with status 0.
 	pid=$MON_PID

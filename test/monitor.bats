@@ -60,13 +60,7 @@ mon_ns_has() {
 		'any(.[]; .netns == $n and (.causes | index($c)))' "$MON_OUT" >/dev/null 2>&1
 }
 
-source_check() {
-	xr -j route get "$XF_H2_IP4" iif veth1 from "$1" | jq -r '.source_check // empty'
-}
 
-table_check() {
-	if kernel_lacks kern_ctx; then echo lookup; else echo addresses; fi
-}
 
 @test "monitor: an address added under a flood from it is never forwarded, and the monitor's refresh takes the fast path back to its table" {
 	local d=$BATS_TEST_TMPDIR/seq src=198.18.2.200 sender rx

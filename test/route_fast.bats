@@ -361,21 +361,12 @@ BCAST4=198.18.2.255
 
 # --- the IPv4 source by r1's addresses, without a reverse lookup ---------
 
-# source_check SRC: how route get's run checked the source SRC of a packet
-# h1 -> h2: "addresses" (xf_rt_src4), "lookup", or empty.
-source_check() {
-	xr -j route get "$XF_H2_IP4" iif veth1 from "$1" | jq -r '.source_check // empty'
-}
 
 # prog_ids: the members' program ids, which a refresh leaves alone.
 prog_ids() {
 	xr -j route show | jq -c '[.interfaces[].prog_id]'
 }
 
-# The check the fast path makes with a current address table.
-table_check() {
-	if kernel_lacks kern_ctx; then echo lookup; else echo addresses; fi
-}
 
 # passed_by_lookup SRC: on both hooks, 5 frames from SRC are looked up
 # backwards, passed as martian, and none reaches h2 (the kernel drops them).

@@ -335,3 +335,14 @@ route_dumps() {
 	grep -cE 'nlmsg_type=(RTM_GETROUTE|0x1a)[ ,][^}]*nlmsg_flags=NLM_F_REQUEST[^}]*(NLM_F_DUMP|0x300)[^}]*\}, "\\x'"$fam"'\\x00' \
 		"$BATS_TEST_TMPDIR/st" || true
 }
+
+# source_check SRC: how route get's run checked the source SRC of a packet
+# h1 -> h2: "addresses" (xf_rt_src4), "lookup", or empty.
+source_check() {
+	xr -j route get "$XF_H2_IP4" iif veth1 from "$1" | jq -r '.source_check // empty'
+}
+
+# The check the fast path makes with a current address table.
+table_check() {
+	if kernel_lacks kern_ctx; then echo lookup; else echo addresses; fi
+}
